@@ -1,0 +1,18 @@
+"""Small readers shared by the built-in adapters."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
+
+
+def string_at(payload: Mapping[str, Any], *path: str) -> str | None:
+    """Return the string at ``payload[path[0]][path[1]]...``, or None if any step is missing
+    or the value is not a non-empty string."""
+    node: Any = payload
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node if isinstance(node, str) and node else None

@@ -1,0 +1,161 @@
+"""Build dist/lichhook.pyz: lichhook, its adapters and vendored pluggy and platformdirs.
+
+    python build_zipapp.py [--out dist/lichhook.pyz]
+
+The archive is byte-reproducible (sorted entries, fixed times and modes) and carries a
+legacy unchecked-hash ``.pyc`` beside every ``.py``: zipimport never reads
+``__pycache__`` and never writes bytecode, so without them every run recompiles every
+module, and timestamp ``.pyc`` go stale when the user's time zone differs from the
+build's. The ``.pyc`` match the Python that builds; other versions fall back to the
+``.py`` beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+PINS = ROOT / "vendor.txt"
+WHEEL_CACHE = ROOT / "build" / "wheels"
+OLDEST_PYTHON = "3.9"
+SHEBANG = b"#!/usr/bin/env python3\n"
+# 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+MAIN = b"from lichhook.cli import entry\n\nentry()\n"
+
+
+def pinned_wheels(pins: Path = PINS) -> dict:
+    """name==version -> sha256, from the pins file."""
+    wanted = {}
+    for line in pins.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        spec, _, digest = line.partition(" --hash=sha256:")
+        wanted[spec.strip()] = digest.strip()
+    return wanted
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def download_wheels(cache: Path = WHEEL_CACHE, pins: Path = PINS) -> list:
+    """The pinned wheels, fetched with pip once and checked against their hashes."""
+    wanted = pinned_wheels(pins)
+    cache.mkdir(parents=True, exist_ok=True)
+
+    def matching() -> list:
+        by_hash = {sha256_of(p): p for p in cache.glob("*.whl")}
+        return [by_hash.get(digest) for digest in wanted.values()]
+
+    found = matching()
+    if None in found:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--only-binary=:all:", "--platform", "any", "--implementation", "py",
+             "--python-version", OLDEST_PYTHON, "--require-hashes", "-r", str(pins), "-d", str(cache)],
+            check=True,
+        )
+        found = matching()
+    missing = [spec for spec, path in zip(wanted, found) if path is None]
+    if missing:
+        raise SystemExit(f"build_zipapp: no wheel matching the pinned hash for {', '.join(missing)} in {cache}")
+    return found
+
+
+def wheel_members(wheel: Path) -> dict:
+    """archive path -> bytes for a wheel's importable files and its dist-info."""
+    files = {}
+    with zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            if name.endswith("/") or "/__pycache__/" in name or name.endswith((".pyc", "RECORD")):
+                continue
+            files[name] = zf.read(name)
+    return files
+
+
+def source_members(root: Path = ROOT) -> dict:
+    """archive path -> bytes for lichhook/ and adapters/ (mapped to lichhook/adapters/)."""
+    files = {}
+    for folder, prefix in (("lichhook", "lichhook"), ("adapters", "lichhook/adapters")):
+        base = root / folder
+        for path in sorted(base.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".js", ".cmd", ".ps1", ".json"):
+                files[f"{prefix}/{path.relative_to(base).as_posix()}"] = path.read_bytes()
+    files["__main__.py"] = MAIN
+    return files
+
+
+def compile_legacy_pyc(name: str, source: bytes) -> bytes:
+    """An unchecked-hash .pyc for ``source``, as zipimport reads it beside ``name``."""
+    code = compile(source, name, "exec", dont_inherit=True)
+    data = bytearray(importlib.util.MAGIC_NUMBER)
+    data += (0b01).to_bytes(4, "little")  # flags: hash-based, unchecked
+    data += importlib.util.source_hash(source)
+    import marshal
+
+    data += marshal.dumps(code)
+    return bytes(data)
+
+
+def zip_time() -> tuple:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if not epoch:
+        return FIXED_TIME
+    import time
+
+    t = time.gmtime(max(int(epoch), 315532800))  # zip cannot hold times before 1980
+    return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
+
+
+def write_archive(files: dict, out: Path) -> None:
+    """Write ``files`` as a zipapp, deterministically."""
+    stamp = zip_time()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3  # unix, so the mode reads the same everywhere
+            zf.writestr(info, files[name], compresslevel=6)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(SHEBANG + buffer.getvalue())
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, out)
+
+
+def build(out: Path, wheel_cache: Path = WHEEL_CACHE) -> Path:
+    files = {}
+    for wheel in download_wheels(wheel_cache):
+        files.update(wheel_members(wheel))
+    files.update(source_members())
+    for name in [n for n in files if n.endswith(".py")]:
+        files[name[:-3] + ".pyc"] = compile_legacy_pyc(name, files[name])
+    write_archive(files, out)
+    return out
+
+
+def main(argv: list | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Build the lichhook zipapp.")
+    parser.add_argument("--out", type=Path, default=ROOT / "dist" / "lichhook.pyz", help="where to write the archive")
+    parser.add_argument("--wheel-cache", type=Path, default=WHEEL_CACHE, help="folder for the pinned wheels")
+    args = parser.parse_args(argv)
+    out = build(args.out, args.wheel_cache)
+    print(f"wrote {out} ({out.stat().st_size} bytes, sha256 {sha256_of(out)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""lichhook: report coding-agent sessions to lich from one cross-platform zipapp.
+
+Plugins write ``from lichhook import hookimpl``. The markers are built on first use,
+not at import, because the hot report path imports this package and must not pay
+for pluggy when no plugin is in play.
+"""
+
+from lichhook._version import __version__
+
+__all__ = ["Adapter", "__version__", "hookimpl", "hookspec"]
+
+
+def __getattr__(name: str):
+    if name in ("hookimpl", "hookspec"):
+        from lichhook import hookspecs
+
+        return getattr(hookspecs, name)
+    if name == "Adapter":
+        from lichhook.adapter import Adapter
+
+        return Adapter
+    raise AttributeError(f"module 'lichhook' has no attribute {name!r}")

@@ -1,0 +1,3 @@
+from lichhook.cli import entry
+
+entry()

@@ -1,0 +1,86 @@
+"""The client side of lich's session-start contract: one POST to 127.0.0.1.
+
+It speaks HTTP/1.1 over a plain socket. ``http.client`` would cost ~40 ms of imports
+on every hook run (it pulls in ``email`` and ``ssl``) and ``requests`` far more; neither
+is needed for one loopback request, and a plain socket can never be sent through a
+proxy, whatever HTTP_PROXY, ALL_PROXY or the Windows registry say.
+"""
+
+from __future__ import annotations
+
+import time
+
+from lichhook._version import CONTRACT_RELEASE
+
+HOST = "127.0.0.1"  # always loopback; never taken from the environment
+TIMEOUT = 1.0  # seconds for the whole exchange, as lich's own scripts use
+BODY_LIMIT = 4096  # lich refuses larger bodies
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def percent_encode(text: str) -> str:
+    """Percent-encode every byte of ``text``'s UTF-8 except RFC 3986 unreserved ones."""
+    return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in text.encode("utf-8"))
+
+
+def session_start_body(session_id: str, provider_session_id: str, provider: str) -> bytes:
+    """The compact JSON body lich expects: exactly the three contract keys."""
+    import json
+
+    body = {"session_id": session_id, "provider_session_id": provider_session_id, "provider": provider}
+    return json.dumps(body, separators=(",", ":")).encode("ascii")
+
+
+def build_request(port: int, token: str, path: str, body: bytes, release: str = CONTRACT_RELEASE) -> bytes:
+    """The bytes of one POST, token in the query string as lich reads it."""
+    head = (
+        f"POST {path}?token={percent_encode(token)} HTTP/1.1\r\n"
+        f"Host: {HOST}:{port}\r\n"
+        "Content-Type: application/json\r\n"
+        f"X-Lich-Plugin: {release}\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "Connection: close\r\n"
+        "\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+def parse_status(response: bytes) -> int | None:
+    """The status code of an HTTP response's first line, or None if there is none."""
+    line = response.split(b"\r\n", 1)[0].split(b" ")
+    if len(line) >= 2 and line[0].startswith(b"HTTP/") and line[1].isdigit():
+        return int(line[1])
+    return None
+
+
+def post(port: int, request: bytes, timeout: float = TIMEOUT) -> int | None:
+    """Send ``request`` to 127.0.0.1:``port`` and return lich's status code.
+
+    The whole exchange (connect, send, first line back) is bounded by ``timeout``.
+    Raises OSError (refused, reset, timed out); returns None on a reply without a status.
+    """
+    # _socket is the C module under socket.py; importing socket.py costs ~5 ms more
+    # (selectors, enum) for nothing this one request needs.
+    import _socket
+
+    deadline = time.monotonic() + timeout
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect((HOST, port))
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        sock.sendall(request)
+        response = b""
+        while b"\r\n" not in response and len(response) < 8192:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("lich did not answer in time")
+            sock.settimeout(remaining)
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            response += chunk
+        return parse_status(response)
+    finally:
+        sock.close()

@@ -1,0 +1,178 @@
+"""The pluggy host: built-in adapters, the plugin folder and installed entry points.
+
+Precedence, highest first: a plugin-folder adapter (it may replace a built-in), a
+built-in, an entry-point adapter (it may add a provider, not replace one). A plugin that
+fails to import, raises or returns something unusable is skipped; it never stops any
+other provider from reporting. With LICHHOOK_DEBUG=1 each skip is named on stderr.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Iterable, Mapping, NamedTuple, Optional
+
+import pluggy
+
+from lichhook import builtins, hookspecs
+from lichhook.adapter import adapter_problem
+from lichhook.paths import plugin_dir, plugin_files
+
+BUILTIN = "built-in"
+PLUGIN_FOLDER = "plugin folder"
+ENTRY_POINT = "entry point"
+
+
+class Found(NamedTuple):
+    """An adapter and where it came from."""
+
+    adapter: object
+    tier: str  # BUILTIN, PLUGIN_FOLDER or ENTRY_POINT
+    origin: str  # a human-readable source: a module, a file or a distribution
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """A plugin manager holding the hook specs and the built-in adapters only."""
+    pm = pluggy.PluginManager(hookspecs.NAME)
+    pm.add_hookspecs(hookspecs)
+    pm.register(builtins, name=BUILTIN)
+    return pm
+
+
+def load_plugin_folder(pm: pluggy.PluginManager, folder: Optional[str], debug: Callable[[str], None]) -> None:
+    """Import each ``*.py`` in ``folder`` and register it; a broken file is skipped."""
+    import importlib.util
+
+    for path in plugin_files(folder):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        name = f"{PLUGIN_FOLDER}:{path}"
+        try:
+            spec = importlib.util.spec_from_file_location(f"lichhook_plugin_{stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            pm.register(module, name=name)
+        except BaseException as exc:  # a plugin may even call sys.exit()
+            debug(f"plugin {path} skipped: {type(exc).__name__}: {exc}")
+
+
+def load_entry_points(pm: pluggy.PluginManager, debug: Callable[[str], None]) -> None:
+    """Register every ``lichhook`` entry point; unlike pluggy's loader, one that fails to
+    load is skipped rather than stopping the others."""
+    import importlib.metadata
+
+    eps = importlib.metadata.entry_points()
+    group = eps.select(group=hookspecs.NAME) if hasattr(eps, "select") else eps.get(hookspecs.NAME, [])
+    for ep in group:
+        dist = getattr(ep, "dist", None)
+        label = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
+        name = f"{ENTRY_POINT}:{ep.name} ({label})"
+        if pm.get_plugin(name) is not None or pm.is_blocked(name):
+            continue
+        try:
+            pm.register(ep.load(), name=name)
+        except BaseException as exc:
+            debug(f"entry point {ep.name} ({label}) skipped: {type(exc).__name__}: {exc}")
+
+
+def _tier_of(plugin_name: str) -> tuple:
+    tier, _, origin = plugin_name.partition(":")
+    return tier, origin or "lichhook.adapters"
+
+
+def collect(pm: pluggy.PluginManager, debug: Callable[[str], None]) -> list:
+    """Every usable adapter, as Found, from every registered plugin.
+
+    Each plugin's hook is called on its own, so one that raises cannot hide the
+    adapters of the others.
+    """
+    found = []
+    for impl in pm.hook.lichhook_adapters.get_hookimpls():
+        tier, origin = _tier_of(impl.plugin_name)
+        try:
+            adapters = list(impl.function() or ())
+        except BaseException as exc:
+            debug(f"{tier} {origin} skipped: lichhook_adapters raised {type(exc).__name__}: {exc}")
+            continue
+        for adapter in adapters:
+            problem = adapter_problem(adapter)
+            if problem:
+                debug(f"{tier} {origin}: adapter skipped: {problem}")
+                continue
+            if tier == BUILTIN:
+                origin = type(adapter).__module__
+            found.append(Found(adapter, tier, origin))
+    return found
+
+
+_RANK = {PLUGIN_FOLDER: 0, BUILTIN: 1, ENTRY_POINT: 2}
+
+
+def by_provider(found: Iterable[Found], debug: Callable[[str], None]) -> dict:
+    """provider -> the Found that wins it, by precedence, then first registered."""
+    winners: dict = {}
+    for item in sorted(found, key=lambda f: _RANK[f.tier]):
+        provider = item.adapter.provider
+        held = winners.get(provider)
+        if held is None:
+            winners[provider] = item
+        elif held.tier == item.tier or item.tier == ENTRY_POINT:
+            debug(f"{item.tier} {item.origin}: provider {provider!r} already comes from {held.origin}; ignored")
+    return winners
+
+
+def find_adapter(provider: str, environ: Mapping[str, str], debug: Callable[[str], None]) -> object:
+    """The adapter for ``provider``, or None. Entry points are scanned only when neither
+    the plugin folder nor the built-ins claim the provider: the scan is the costly part."""
+    pm = get_plugin_manager()
+    load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)
+    winners = by_provider(collect(pm, debug), debug)
+    if provider not in winners:
+        load_entry_points(pm, debug)
+        winners = by_provider(collect(pm, debug), lambda _m: None)
+    item = winners.get(provider)
+    return item.adapter if item else None
+
+
+def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None]) -> list:
+    """Every provider's winning adapter, as Found, sorted built-ins first, then by id."""
+    pm = get_plugin_manager()
+    load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)
+    load_entry_points(pm, debug)
+    winners = by_provider(collect(pm, debug), debug)
+    builtin_order = list(builtins.BUILTIN)
+    return sorted(
+        winners.values(),
+        key=lambda f: (
+            builtin_order.index(f.adapter.provider) if f.adapter.provider in builtin_order else len(builtin_order),
+            f.adapter.provider,
+        ),
+    )
+
+
+def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]) -> Optional[str]:
+    folder = plugin_dir(environ)
+    if folder is None:
+        debug("LICHHOOK_PLUGIN_DIR is relative; plugin folder ignored (give an absolute path)")
+    return folder
+
+
+def adapters_command(argv: list) -> int:
+    """``lichhook adapters``: list every provider and where its adapter comes from."""
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: lichhook adapters\n\nList every provider lichhook can report and where its adapter comes from.")
+        return 0
+    environ = os.environ
+    problems: list = []
+    found = all_adapters(environ, problems.append)
+    builtin_ids = set(builtins.BUILTIN)
+    print(f"{'provider':<14} {'verdict':<8} source")
+    for item in found:
+        source = f"{item.tier}: {item.origin}"
+        if item.tier == PLUGIN_FOLDER and item.adapter.provider in builtin_ids:
+            source += " (replaces the built-in)"
+        verdict = item.adapter.verdict or "-"
+        print(f"{item.adapter.provider:<14} {verdict:<8} {source}")
+    folder = plugin_dir(environ)
+    print(f"\nplugin folder: {folder or '(LICHHOOK_PLUGIN_DIR is relative: ignored)'}")
+    for message in problems:
+        print(f"skipped: {message}")
+    return 0

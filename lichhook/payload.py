@@ -1,0 +1,101 @@
+"""Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+MAX_BYTES = 1 << 20  # 1 MiB: far above any harness payload, far below trouble
+READ_SECONDS = 1.0  # a harness that never closes stdin must not hang the hook
+
+
+class PayloadError(ValueError):
+    """Stdin that cannot be a hook payload; the message says why."""
+
+
+def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS) -> bytes:
+    """Read stdin until EOF, ``seconds`` or more than ``limit`` bytes, whichever comes first.
+
+    Raises PayloadError when stdin holds more than ``limit`` bytes. On a time-out, what
+    was read so far is returned: a harness may write its payload and keep the pipe open.
+    """
+    if sys.platform == "win32":
+        chunks = _read_in_thread(fd, limit, seconds)
+    else:
+        chunks = _read_with_select(fd, limit, seconds)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise PayloadError(f"stdin is larger than {limit} bytes")
+    return data
+
+
+def _read_with_select(fd: int, limit: int, seconds: float) -> list:
+    import select
+
+    deadline = time.monotonic() + seconds
+    chunks: list = []
+    total = 0
+    while total <= limit:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        try:
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                break
+            chunk = os.read(fd, min(65536, limit + 1 - total))
+        except (OSError, ValueError):  # stdin closed or not selectable
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return chunks
+
+
+def _read_in_thread(fd: int, limit: int, seconds: float) -> list:
+    # Windows cannot select() on a pipe, so a daemon thread reads while we wait.
+    import threading
+
+    chunks: list = []
+    finished = threading.Event()
+
+    def pump() -> None:
+        total = 0
+        try:
+            while total <= limit:
+                chunk = os.read(fd, min(65536, limit + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+        except OSError:
+            pass
+        finally:
+            finished.set()
+
+    threading.Thread(target=pump, daemon=True).start()
+    finished.wait(seconds)
+    return list(chunks)
+
+
+def parse_payload(raw: bytes) -> dict:
+    """Decode UTF-8 (a BOM is allowed) and parse one JSON object, or raise PayloadError."""
+    if not raw.strip():
+        raise PayloadError("stdin is empty")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PayloadError(f"stdin is not UTF-8 (byte {exc.start})") from None
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError as exc:  # JSONDecodeError, and RecursionError's cousins below
+        raise PayloadError(f"stdin is not JSON: {exc}") from None
+    except RecursionError:
+        raise PayloadError("stdin is JSON nested too deeply") from None
+    if not isinstance(value, dict):
+        raise PayloadError(f"stdin is JSON {type(value).__name__}, not an object")
+    return value

@@ -1,0 +1,117 @@
+"""The report path: ``lichhook <provider>``, run by a harness as its hook.
+
+It prints the adapter's verdict, and inside lich reports the harness's session id.
+Whatever happens it returns 0, prints nothing else on stdout and stays silent on
+stderr unless LICHHOOK_DEBUG=1. Its imports are kept to the minimum: this runs before
+every Antigravity model call and every Crush tool call.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from lichhook.debug import Debug
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
+
+def resolve_adapter(provider: str, environ: Mapping[str, str], debug: Debug) -> object:
+    """The adapter for ``provider``, or None.
+
+    A built-in provider with no plugin files in the plugin folder is served straight
+    from its module, which gives the same adapter the pluggy host would (a test holds
+    them equal) without importing pluggy. Anything else goes through the host.
+    """
+    from lichhook.adapter import provider_id_ok
+    from lichhook.adapters import BUILTIN
+    from lichhook.paths import plugin_dir, plugin_files
+
+    if not provider_id_ok(provider):
+        debug(f"{provider[:40]!r} is not a provider id; nothing sent")
+        return None
+    folder = plugin_dir(environ)
+    if provider in BUILTIN and folder is not None and not plugin_files(folder):
+        from importlib import import_module
+
+        return import_module(f"lichhook.adapters.{BUILTIN[provider]}").ADAPTER
+    from lichhook.host import find_adapter
+
+    return find_adapter(provider, environ, debug)
+
+
+def run(provider: str, environ: Mapping[str, str] = os.environ) -> int:
+    debug = Debug(environ)
+    try:
+        adapter = resolve_adapter(provider, environ, debug)
+    except Exception as exc:  # a broken plugin folder must not fail the turn
+        debug(f"{provider}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
+        return 0
+    if adapter is None:
+        debug(f"{provider}: unknown provider; nothing sent")
+        return 0
+    # The verdict goes out first: a harness that kills a slow hook still gets it.
+    write_verdict(getattr(adapter, "verdict", "") or "")
+    try:
+        report(provider, adapter, environ, debug)
+    except Exception as exc:
+        debug(f"{provider}: nothing sent ({type(exc).__name__}: {exc})")
+    return 0
+
+
+def write_verdict(verdict: str) -> None:
+    if not verdict:
+        return
+    try:
+        sys.stdout.write(verdict)
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def report(provider: str, adapter: object, environ: Mapping[str, str], debug: Debug) -> None:
+    from lichhook.lichenv import lich_target
+
+    target = lich_target(environ)
+    if isinstance(target, str):
+        debug(f"{provider}: {target}; nothing sent")
+        return
+
+    from lichhook.payload import PayloadError, parse_payload, read_stdin
+
+    try:
+        payload = parse_payload(read_stdin())
+    except PayloadError as exc:
+        debug(f"{provider}: {exc}; nothing sent")
+        return
+
+    from lichhook.ids import provider_session_id_problem
+
+    try:
+        sid = adapter.session_id(payload, environ)
+    except Exception as exc:
+        debug(f"{provider}: adapter raised {type(exc).__name__}: {exc}; nothing sent")
+        return
+    if sid is None:
+        debug(f"{provider}: no session id in the payload; nothing sent")
+        return
+    problem = provider_session_id_problem(sid)
+    if problem:
+        debug(f"{provider}: {problem}; nothing sent")
+        return
+
+    from lichhook import client
+
+    body = client.session_start_body(target.session_id, sid, provider)
+    if len(body) > client.BODY_LIMIT:
+        debug(f"{provider}: body of {len(body)} bytes exceeds lich's {client.BODY_LIMIT}; nothing sent")
+        return
+    request = client.build_request(target.port, target.token, "/session-start", body)
+    try:
+        status = client.post(target.port, request)
+    except OSError as exc:
+        debug(f"{provider}: sent {sid!r} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
+        return
+    debug(f"{provider}: sent {sid!r} to 127.0.0.1:{target.port}, lich answered {status}")

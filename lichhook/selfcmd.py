@@ -1,0 +1,23 @@
+"""How this program names itself, for commands it prints or writes into configs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+
+def running_archive() -> Optional[str]:
+    """The absolute path of the .pyz this code runs from, or None when run from source."""
+    import lichhook
+
+    archive = getattr(getattr(lichhook, "__loader__", None), "archive", None)
+    return os.path.abspath(archive) if archive else None
+
+
+def self_command() -> List[str]:
+    """argv that runs this same lichhook with this same Python."""
+    archive = running_archive()
+    if archive:
+        return [sys.executable, archive]
+    return [sys.executable, "-m", "lichhook"]
