@@ -14,6 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_CONTRACT = ROOT.parent / "shared" / "lich-contract" / "session-start.jsonl"
+if str(ROOT) not in sys.path:  # build_zipapp.py and bench/ live at the top of the checkout
+    sys.path.insert(0, str(ROOT))
 
 # Variables that would leak the developer's own setup into a hook under test.
 _SCRUBBED = ("LICH_", "LICHHOOK_", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",

@@ -1,0 +1,138 @@
+"""The build: reproducible, bytecode that zipimport really uses, vendored for Python 3.9."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import build_zipapp
+from conftest import ROOT, lich_env
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_version(run):
+    done = run("--version")
+    assert done.returncode == 0
+    from lichhook import __version__
+
+    assert done.stdout.decode().startswith(f"lichhook {__version__}")
+
+
+def test_two_builds_are_byte_identical(pyz, tmp_path):
+    again = tmp_path / "again.pyz"
+    # Touch a source file: mtimes must not leak into the archive.
+    os.utime(ROOT / "lichhook" / "cli.py")
+    subprocess.run([sys.executable, str(ROOT / "build_zipapp.py"), "--out", str(again)], check=True,
+                   stdout=subprocess.DEVNULL)
+    assert sha256(again) == sha256(pyz)
+
+
+def test_every_module_has_a_legacy_pyc_beside_its_source(pyz):
+    with zipfile.ZipFile(pyz) as zf:
+        names = set(zf.namelist())
+    sources = {n for n in names if n.endswith(".py")}
+    assert "lichhook/adapters/claude.py" in sources and "pluggy/__init__.py" in sources
+    assert not [n for n in names if "__pycache__" in n]
+    assert {s[:-3] + ".pyc" for s in sources} <= names
+
+
+def test_vendored_for_the_oldest_python(pyz):
+    with zipfile.ZipFile(pyz) as zf:
+        names = zf.namelist()
+    pins = build_zipapp.pinned_wheels()
+    for spec in pins:
+        name, version = spec.split("==")
+        assert f"{name}-{version}.dist-info/METADATA" in names
+
+
+PROBE = """
+import sys, json
+sys.path.insert(0, sys.argv[1])
+import lichhook.cli, lichhook.report, lichhook.adapters.claude, pluggy, platformdirs, lichhook.host
+mods = {m: getattr(sys.modules[m], '__file__', '') for m in
+        ['lichhook.cli', 'lichhook.report', 'lichhook.adapters.claude', 'pluggy', 'platformdirs', 'lichhook.host']}
+print(json.dumps(mods))
+"""
+
+
+@pytest.mark.parametrize("tz", ["UTC", "America/New_York", "Asia/Tokyo"])
+def test_modules_load_from_pyc_in_any_time_zone(pyz, tz):
+    env = dict(os.environ, TZ=tz)
+    done = subprocess.run([sys.executable, "-c", PROBE, str(pyz)], env=env, capture_output=True, check=True)
+    files = json.loads(done.stdout)
+    assert all(f.endswith(".pyc") and str(pyz) in f for f in files.values()), files
+
+
+def other_pythons() -> list:
+    found = []
+    for version in ("3.9", "3.10", "3.12", "3.13"):
+        candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python{version}"))
+        candidates += [p for p in [shutil.which(f"python{version}")] if p]
+        for exe in candidates:
+            if subprocess.run([exe, "-c", "pass"], capture_output=True).returncode == 0:
+                found.append(exe)
+                break
+    return found
+
+
+@pytest.mark.skipif(not other_pythons(), reason="no other Python version installed here")
+@pytest.mark.parametrize("python", other_pythons())
+def test_other_python_versions_fall_back_to_source_and_report(run, standin, python):
+    done = run("codex", stdin=json.dumps({"session_id": "other-python"}), env=lich_env(standin), python=python)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (report,) = standin.wait_for(1, timeout=10)
+    assert report.accepted["provider_session_id"] == "other-python"
+    listing = subprocess.run([python, str(run.pyz), "adapters"], capture_output=True, env=run.env)
+    assert listing.returncode == 0 and b"antigravity" in listing.stdout
+
+
+def test_pip_step_asks_for_hash_checked_pure_wheels_for_3_9(fp, tmp_path):
+    real_cache = ROOT / "build" / "wheels"
+    cache = tmp_path / "wheels"
+    calls = []
+
+    def fake_download(process):
+        calls.append(process.args)
+        dest = Path(process.args[process.args.index("-d") + 1])
+        for wheel in real_cache.glob("*.whl"):
+            shutil.copy(wheel, dest)
+
+    fp.register([sys.executable, "-m", "pip", "download", fp.any()], callback=fake_download)
+    if not list(real_cache.glob("*.whl")):
+        pytest.skip("the real wheel cache is empty (the pyz fixture fills it)")
+    wheels = build_zipapp.download_wheels(cache)
+    (args,) = calls
+    for flag in ("--no-deps", "--only-binary=:all:", "--require-hashes"):
+        assert flag in args
+    assert args[args.index("--python-version") + 1] == "3.9"
+    assert args[args.index("--platform") + 1] == "any"
+    assert args[args.index("--implementation") + 1] == "py"
+    assert sorted(sha256(w) for w in wheels) == sorted(build_zipapp.pinned_wheels().values())
+    assert all(w.parent == cache for w in wheels)
+    # A second call finds the cache and does not run pip again.
+    build_zipapp.download_wheels(cache)
+    assert len(calls) == 1
+
+
+def test_a_wheel_with_the_wrong_hash_is_refused(fp, tmp_path):
+    cache = tmp_path / "wheels"
+
+    def fake_download(process):
+        (cache / "pluggy-1.6.0-py3-none-any.whl").write_bytes(b"tampered")
+
+    fp.register([sys.executable, "-m", "pip", "download", fp.any()], callback=fake_download)
+    with pytest.raises(SystemExit) as refused:
+        build_zipapp.download_wheels(cache)
+    assert "pinned hash" in str(refused.value)
