@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs the hooks that print commands about 8 ms
+    from typing import List, Optional
 
 
 def running_archive() -> Optional[str]:
