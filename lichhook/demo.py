@@ -16,7 +16,8 @@ import sys
 from typing import List
 
 from lichhook.debug import Debug
-from lichhook.host import BUILTIN, all_adapters
+from lichhook.adapters import BUILTIN as BUILTIN_PROVIDERS
+from lichhook.host import all_adapters
 from lichhook.selfcmd import self_command
 from lichhook.standin import StandIn
 
@@ -52,15 +53,18 @@ def main(argv: List[str]) -> int:
             if code != 0:
                 answer += f" (hook exited {code})"
                 ok = False
-            if item.tier == BUILTIN and not ok:
+            # A built-in provider must report even when a plugin replaces its adapter.
+            builtin = adapter.provider in BUILTIN_PROVIDERS
+            if builtin and not ok:
                 failed = True
-            rows.append((adapter.provider, sent, answer, verdict if verdict else "(nothing)", item.tier))
+            rows.append((adapter.provider, sent, answer, verdict if verdict else "(nothing)", item.tier, builtin))
 
-    widths = [max(len(str(r[i])) for r in rows + [("provider", "id sent", "lich answered", "stdout", "source")]) for i in range(5)]
     header = ("provider", "id sent", "lich answered", "stdout", "source")
-    for row in [header] + rows:
+    table = [header] + [r[:5] for r in rows]
+    widths = [max(len(str(r[i])) for r in table) for i in range(5)]
+    for row in table:
         print("  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-    builtins_total = sum(1 for r in rows if r[4] == BUILTIN)
+    builtins_total = sum(1 for r in rows if r[5])
     if failed:
         print(f"\nNot every built-in report was accepted (of {builtins_total}); see LICHHOOK_DEBUG=1 for why.")
         return 1
