@@ -1,0 +1,123 @@
+"""The SessionStart hook: tell the model its session id, its waits and the names it may adopt.
+
+No tool ever tells a Claude Code session its own id; this hook's payload is the only place
+it appears. After ``/clear`` the id is new and nothing links it to the old one, so the
+context also lists every other name on the node with open waits, each with the exact
+adopt call that moves that name (and its waits) to this session.
+"""
+
+from __future__ import annotations
+
+from lichhook.claude_code import Folder, Outcome
+from lichhook.claude_code.commands import clean, program, wait_command
+from lichhook.claude_code.mirror import (
+    MirrorError,
+    SessionWaits,
+    Wait,
+    index_file,
+    load_index,
+    load_session,
+)
+
+# Claude Code cuts hook output at 10,000 characters; stay well inside it.
+MAX_WAITS_SHOWN = 15
+MAX_NAMES_SHOWN = 12
+MAX_WHAT = 160
+MAX_CONTEXT = 9000
+
+
+def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
+    import os
+
+    outcome = Outcome()
+    own = None
+    names: list = []
+    problems: list = []
+    if folder.explicit and not os.path.isdir(folder.path):
+        problems.append(f"the waits folder {folder.path} does not exist")
+    else:
+        try:
+            own = load_session(folder.path, session)
+        except MirrorError as exc:
+            problems.append(str(exc))
+        try:
+            names, skipped = load_index(folder.path)
+            if skipped:
+                problems.append(f"{index_file(folder.path)} has {skipped} "
+                                + ("entry" if skipped == 1 else "entries")
+                                + " with a bad name, session or count, left out")
+        except MirrorError as exc:
+            problems.append(str(exc))
+    for problem in problems:
+        outcome.notice(f"lichhook SessionStart hook could not read all the waits records: {problem}")
+    text = context(session, payload.get("source"), own, names, folder, program(), problems)
+    outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return outcome
+
+
+def context(session: str, source: object, own: SessionWaits | None, names: list, folder: Folder,
+            prefix: str, problems: list) -> str:
+    """The additionalContext text; pure, so its size bounds are easy to hold."""
+    name = own.name if own else None
+    waits = own.waits if own else []
+    by = name or "WHO"
+    usage = wait_command(prefix, "<op>", by, session, folder)
+    lines = [
+        f"[lichhook waits] Your Claude Code session id is {session}. No tool tells you this id; "
+        "keep it from here.",
+        "To record something you are waiting for (a reply, a CI run, a review), run "
+        f"`{usage}` with op add --what TEXT [--family F], list, watched --id W [--note TEXT], "
+        "said --id W [--note TEXT], done --id W, or adopt. With the claude_code_wait tool, "
+        f"if you have it, put {session} in its session field and the name in its by field.",
+    ]
+    if name:
+        lines.append(f"Your waits are kept under the name {name}; keep using --by {name}.")
+    else:
+        lines.append("Choose a short name for --by (such as reviewer); the first call binds it "
+                     "to this session, and the node is added for you.")
+    lines.append("While one of your waits is open and neither watched nor said, the Stop hook "
+                 "will not let your turn end.")
+    if problems:
+        lines.append("(Some of the waits records could not be read: "
+                     + clean("; ".join(problems), 400) + ")")
+    if waits:
+        lines.append("")
+        lines.append(f"Your open waits ({len(waits)}):")
+        for w in waits[:MAX_WAITS_SHOWN]:
+            lines.append(describe_wait(w))
+        if len(waits) > MAX_WAITS_SHOWN:
+            lines.append(f"... and {len(waits) - MAX_WAITS_SHOWN} more; "
+                         + wait_command(prefix, "list", by, session, folder) + " shows them all.")
+    others = [n for n in names if n.session != session and n.name != name]
+    if others:
+        others.sort(key=lambda n: n.name)
+        lines.append("")
+        intro = "Other names on this node with open waits."
+        if source == "clear":
+            intro = ("This session began with /clear, so its id is new and its earlier waits "
+                     "stayed under the name it used before. Names on this node with open waits.")
+        lines.append(intro + " If one is yours, run its adopt call as printed to take it and its "
+                     "waits over:")
+        for n in others[:MAX_NAMES_SHOWN]:
+            lines.append(f"- {n.name}: {n.open} open, held by session {n.session}: "
+                         + wait_command(prefix, "adopt", n.name, session, folder))
+        if len(others) > MAX_NAMES_SHOWN:
+            lines.append(f"... and {len(others) - MAX_NAMES_SHOWN} more names.")
+    text = "\n".join(lines)
+    if len(text) > MAX_CONTEXT:
+        text = text[: MAX_CONTEXT - 40].rsplit("\n", 1)[0] + "\n... (cut to stay short)"
+    return text
+
+
+def describe_wait(w: Wait) -> str:
+    family = f" [family {clean(w.family, 80)}]" if w.family else ""
+    if w.watched and w.said:
+        state = "watched, said"
+    elif w.watched:
+        state = "watched"
+    elif w.said:
+        state = "said"
+    else:
+        state = "holds your turn: neither watched nor said"
+    since = f", since {clean(w.created, 40)}" if w.created else ""
+    return f"- {w.id}: {clean(w.what, MAX_WHAT)}{family} ({state}{since})"
