@@ -14,6 +14,9 @@ import sys
 MAX_MIRROR_BYTES = 8 << 20  # far above any real mirror; a bound for a hostile one
 
 
+MISSING = object()  # read_json's answer for a file that does not exist (JSON null is None)
+
+
 class MirrorError(Exception):
     """A mirror file that cannot be read or makes no sense; the message says which and why."""
 
@@ -63,10 +66,10 @@ def index_file(folder: str) -> str:
 
 
 def read_json(path: str) -> object:
-    """The parsed file, or None when it does not exist. Raises MirrorError otherwise."""
+    """The parsed file, or MISSING when it does not exist. Raises MirrorError otherwise."""
     raw = _read_bytes(path)
     if raw is None:
-        return None
+        return MISSING
     import json
 
     try:
@@ -133,7 +136,7 @@ def load_session(folder: str, session: str) -> SessionWaits | None:
     """The session's mirror, or None when it has none (it never held a name)."""
     path = session_file(folder, session)
     doc = read_json(path)
-    if doc is None:
+    if doc is MISSING:
         return None
     return parse_session(doc, session, path)
 
@@ -189,7 +192,7 @@ def load_index(folder: str) -> tuple:
     """
     path = index_file(folder)
     doc = read_json(path)
-    if doc is None:
+    if doc is MISSING:
         return [], 0
     if not isinstance(doc, dict) or not isinstance(doc.get("names"), list):
         raise MirrorError(f"{path} has no list of names")

@@ -19,9 +19,12 @@ from lichhook.claude_code.mirror import (
     load_session,
 )
 
-# Claude Code cuts hook output at 10,000 characters; stay well inside it.
+# Claude Code cuts hook output at 10,000 characters; stay well inside it, whatever the
+# number of waits and names and however long the paths in the commands are.
 MAX_WAITS_SHOWN = 15
 MAX_NAMES_SHOWN = 12
+WAITS_BUDGET = 3000
+NAMES_BUDGET = 3500
 MAX_WHAT = 160
 MAX_CONTEXT = 9000
 
@@ -83,10 +86,10 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
     if waits:
         lines.append("")
         lines.append(f"Your open waits ({len(waits)}):")
-        for w in waits[:MAX_WAITS_SHOWN]:
-            lines.append(describe_wait(w))
-        if len(waits) > MAX_WAITS_SHOWN:
-            lines.append(f"... and {len(waits) - MAX_WAITS_SHOWN} more; "
+        shown = fit([describe_wait(w) for w in waits[:MAX_WAITS_SHOWN]], WAITS_BUDGET)
+        lines += shown
+        if len(waits) > len(shown):
+            lines.append(f"... and {len(waits) - len(shown)} more; "
                          + wait_command(prefix, "list", by, session, folder) + " shows them all.")
     others = [n for n in names if n.session != session and n.name != name]
     if others:
@@ -98,15 +101,27 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
                      "stayed under the name it used before. Names on this node with open waits.")
         lines.append(intro + " If one is yours, run its adopt call as printed to take it and its "
                      "waits over:")
-        for n in others[:MAX_NAMES_SHOWN]:
-            lines.append(f"- {n.name}: {n.open} open, held by session {n.session}: "
-                         + wait_command(prefix, "adopt", n.name, session, folder))
-        if len(others) > MAX_NAMES_SHOWN:
-            lines.append(f"... and {len(others) - MAX_NAMES_SHOWN} more names.")
+        shown = fit([f"- {n.name}: {n.open} open, held by session {n.session}: "
+                     + wait_command(prefix, "adopt", n.name, session, folder)
+                     for n in others[:MAX_NAMES_SHOWN]], NAMES_BUDGET)
+        lines += shown
+        if len(others) > len(shown):
+            lines.append(f"... and {len(others) - len(shown)} more names.")
     text = "\n".join(lines)
     if len(text) > MAX_CONTEXT:
         text = text[: MAX_CONTEXT - 40].rsplit("\n", 1)[0] + "\n... (cut to stay short)"
     return text
+
+
+def fit(lines: list, budget: int) -> list:
+    """The leading ``lines`` whose total length stays within ``budget`` (at least one)."""
+    kept, used = [], 0
+    for line in lines:
+        used += len(line) + 1
+        if kept and used > budget:
+            break
+        kept.append(line)
+    return kept
 
 
 def describe_wait(w: Wait) -> str:
