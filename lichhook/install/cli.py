@@ -1,0 +1,194 @@
+"""``install`` and ``uninstall``: register lichhook in harnesses, or take it out again.
+
+Every file is planned before any is written: when one config cannot be read or
+parsed, nothing at all changes and the error names that file.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from lichhook.install import files, harnesses, stable
+from lichhook.install.harness import Env
+from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.target import Target, current_python
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional
+
+HARNESS_LIST = ", ".join(harnesses.NAMES)
+
+
+def _parser(command: str):
+    import argparse
+
+    what = {"install": "register lichhook in", "uninstall": "remove lichhook's registrations from"}[command]
+    parser = argparse.ArgumentParser(
+        prog=f"python lichhook.pyz {command}",
+        description=f"{what.capitalize()} coding-agent harnesses. Harnesses: {HARNESS_LIST}.",
+    )
+    parser.add_argument("harness", nargs="*", metavar="HARNESS", help=f"one of: {HARNESS_LIST}")
+    all_help = ("every harness detected on this machine (its config folder exists or its program is on PATH)"
+                if command == "install" else "every harness")
+    parser.add_argument("--all", action="store_true", help=all_help)
+    parser.add_argument("--dry-run", action="store_true", help="print what would change, per file, and change nothing")
+    return parser
+
+
+def _choose(parser, args, env: Env, detected_only: bool) -> Optional[list]:
+    unknown = [n for n in args.harness if n not in harnesses.NAMES]
+    if unknown:
+        parser.error(f"unknown harness {', '.join(unknown)}; choose from {HARNESS_LIST}, or --all")
+    if not args.harness and not args.all:
+        parser.error(f"name the harnesses ({HARNESS_LIST}), or pass --all")
+    names = list(dict.fromkeys(args.harness))
+    chosen = [harnesses.make(n, env) for n in names]
+    if args.all:
+        for h in harnesses.make_all(env):
+            if h.name not in names and (not detected_only or h.detected()):
+                chosen.append(h)
+    return chosen
+
+
+def _plan(chosen: list, target: Target, action: str) -> tuple:
+    """([(harness, [Planned])], [error sentences])"""
+    plans, errors = [], []
+    for h in chosen:
+        planned = []
+        try:
+            edits = getattr(h, action)(target)
+        except ConfigError as exc:
+            errors.append(f"{h.name}: {exc}")
+            continue
+        for edit in edits:
+            try:
+                planned.append(edit.plan())
+            except ConfigError as exc:
+                errors.append(f"{h.name}: {exc}")
+        plans.append((h, planned))
+    return plans, errors
+
+
+def _show(plans: list, dry_run: bool, out) -> None:
+    for h, planned in plans:
+        out.write(f"{h.title} ({h.name}):\n")
+        shown = [p for p in planned if not (p.before is None and p.after is None)]
+        if not shown:
+            out.write("  nothing to do\n")
+        for p in shown:
+            out.write(f"  {p.describe(dry_run)}\n")
+            if dry_run and p.changed:
+                for line in p.diff().splitlines():
+                    out.write(f"    {line}\n")
+
+
+def install_main(argv: List[str]) -> int:
+    return _guarded("install", _install, argv)
+
+
+def uninstall_main(argv: List[str]) -> int:
+    return _guarded("uninstall", _uninstall, argv)
+
+
+def _guarded(command: str, run, argv: List[str]) -> int:
+    try:
+        return run(argv)
+    except ConfigError as exc:
+        sys.stderr.write(f"lichhook {command}: {exc}\n")
+        return 1
+
+
+def _install(argv: List[str]) -> int:
+    parser = _parser("install")
+    args = parser.parse_args(argv)
+    env = Env()
+    source = stable.running_archive_or_none()
+    if source is None:
+        sys.stderr.write(
+            "install copies the archive it runs from, and this lichhook is not running from one.\n"
+            "Build it, then run the archive: python build_zipapp.py && python dist/lichhook.pyz install ...\n")
+        return 1
+    chosen = _choose(parser, args, env, detected_only=True)
+    if not chosen:
+        print(f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
+        return 0
+    dest = stable.stable_archive()
+    target = Target(current_python(), dest)
+    plans, errors = _plan(chosen, target, "install")
+    if errors:
+        for e in errors:
+            sys.stderr.write(f"lichhook install: {e}\n")
+        sys.stderr.write("Nothing was changed.\n")
+        return 1
+    copy = stable.copy_needed(source, dest)
+    out = sys.stdout
+    if args.dry_run:
+        out.write(f"archive: would copy {source} to {dest}\n" if copy else f"archive: {dest} is up to date\n")
+        _show(plans, True, out)
+        out.write("Dry run: nothing was changed.\n")
+        return 0
+    try:
+        if copy:
+            stable.copy_archive(source, dest)
+        out.write(f"archive: {'copied ' + source + ' to ' if copy else ''}{dest}{'' if copy else ' (up to date)'}\n")
+        out.write(f"python:  {target.python}\n")
+        done = []
+        for h, planned in plans:
+            applied = [files.apply(p.edit) for p in planned]
+            done.append((h, applied))
+    except ConfigError as exc:
+        sys.stderr.write(f"lichhook install: {exc}\n")
+        return 1
+    _show(done, False, out)
+    for h, applied in done:
+        if any(p.changed for p in applied):
+            for note in h.notes(target):
+                out.write(f"note: {note}\n")
+    return 0
+
+
+def _uninstall(argv: List[str]) -> int:
+    parser = _parser("uninstall")
+    args = parser.parse_args(argv)
+    env = Env()
+    chosen = _choose(parser, args, env, detected_only=False)
+    dest = stable.stable_archive()
+    target = Target(current_python(), dest)
+    plans, errors = _plan(chosen, target, "uninstall")
+    if errors:
+        for e in errors:
+            sys.stderr.write(f"lichhook uninstall: {e}\n")
+        sys.stderr.write("Nothing was changed.\n")
+        return 1
+    out = sys.stdout
+    if args.dry_run:
+        _show(plans, True, out)
+        out.write("Dry run: nothing was changed.\n")
+        return 0
+    done = []
+    try:
+        for h, planned in plans:
+            done.append((h, [files.apply(p.edit) for p in planned]))
+    except ConfigError as exc:
+        sys.stderr.write(f"lichhook uninstall: {exc}\n")
+        return 1
+    _show(done, False, out)
+    _drop_archive_if_unused(env, target, out)
+    return 0
+
+
+def _drop_archive_if_unused(env: Env, target: Target, out) -> None:
+    """Remove the per-user archive copy once no harness registration runs it."""
+    import os
+
+    if not os.path.exists(target.archive):
+        return
+    for h in harnesses.make_all(env):
+        if any(f.ours for f in h.registrations(target)):
+            return
+    try:
+        os.remove(target.archive)
+        out.write(f"archive: removed {target.archive} (no harness runs it any more)\n")
+    except OSError as exc:
+        out.write(f"archive: could not remove {target.archive} ({exc.strerror or exc}); delete it by hand.\n")

@@ -1,0 +1,118 @@
+"""``doctor``: what is registered where, whether it can run, and how to fix what cannot.
+
+Exit 0 when no problem was found, 1 otherwise. Never prints LICH_TOKEN.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from lichhook.install import harnesses, stable
+from lichhook.install.harness import Env
+from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.target import Target, current_python
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
+
+
+def _exists(path: str | None) -> str:
+    if not path:
+        return "unreadable"
+    if os.path.isfile(path):
+        return "exists"
+    if not os.path.isabs(path):
+        import shutil
+
+        found = shutil.which(path)
+        return f"found on PATH at {found}" if found else "NOT FOUND on PATH"
+    return "MISSING"
+
+
+def _install_hint(name: str) -> str:
+    archive = stable.running_archive_or_none() or "lichhook.pyz"
+    return f"python {archive} install {name}"
+
+
+def main(argv: List[str]) -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: python lichhook.pyz doctor\n\nShows, per harness, whether lichhook is registered and can run; "
+              "exits 1 when it finds a problem.")
+        return 0
+    if argv:
+        sys.stderr.write(f"doctor takes no arguments (got {' '.join(argv)}); run: python lichhook.pyz doctor\n")
+        return 2
+    try:
+        return _doctor(Env(), sys.stdout)
+    except ConfigError as exc:
+        sys.stderr.write(f"lichhook doctor: {exc}\n")
+        return 1
+
+
+def _doctor(env: Env, out) -> int:
+    archive = stable.stable_archive()
+    target = Target(current_python(), archive)
+    problems: list = []
+
+    out.write("lichhook doctor\n")
+    out.write(f"  python (this run):  {target.python}\n")
+    out.write(f"  archive (stable):   {archive} ({_exists(archive)})\n")
+    from lichhook.paths import waits_dir
+
+    waits = waits_dir(env.environ)
+    out.write(f"  waits folder:       {waits} ({'exists' if os.path.isdir(waits) else 'not created yet'})\n")
+    from lichhook.lichenv import lich_target
+
+    where = lich_target(env.environ)
+    if isinstance(where, str):
+        out.write(f"  inside lich:        no ({where})\n")
+    else:
+        out.write(f"  inside lich:        yes (LICH_PORT={where.port}, LICH_SESSION_ID={where.session_id}, LICH_TOKEN set)\n")
+
+    for h in harnesses.make_all(env):
+        _check(h, target, env, out, problems)
+
+    out.write("\n")
+    if not problems:
+        out.write("verdict: no problem found\n")
+        return 0
+    for harness_name, problem, fix in problems:
+        out.write(f"problem: {harness_name}: {problem}. Fix: {fix}\n")
+    return 1
+
+
+def _check(h, target: Target, env: Env, out, problems: list) -> None:
+    out.write(f"\n{h.title} ({h.name})\n")
+    reason = h.detected()
+    out.write(f"  detected:   {'yes, ' + reason if reason else 'no'}\n")
+    found = h.registrations(target)
+    ours = [f for f in found if f.ours]
+    out.write(f"  registered: {'yes' if ours else 'no'}\n")
+    for f in found:
+        tag = "" if f.ours else " (another lichhook archive)"
+        out.write(f"    {f.label} in {f.path}{tag}\n")
+        out.write(f"      command: {f.text}\n")
+        out.write(f"      python:  {f.python} ({_exists(f.python)})\n")
+        out.write(f"      archive: {f.archive} ({_exists(f.archive)})\n")
+        if _exists(f.python) in ("MISSING", "NOT FOUND on PATH", "unreadable"):
+            problems.append((h.name, f"{f.label} in {f.path} runs a Python that is missing ({f.python})",
+                             f"run install {h.name} again with a working Python: {_install_hint(h.name)}"
+                             if f.ours else f"remove that entry from {f.path}, or point it at a working Python"))
+        if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH", "unreadable"):
+            problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
+                             _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
+    # Would an install change anything? Then the registration is incomplete or stale.
+    registered_python = next((f.python for f in ours if f.python and os.path.isfile(f.python)), None)
+    check = Target(registered_python or target.python, target.archive, target.windows, target.short_path)
+    try:
+        pending = [p for p in (e.plan() for e in h.install(check)) if p.changed]
+    except ConfigError as exc:
+        problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
+        return
+    if ours and pending:
+        files_ = ", ".join(p.path for p in pending)
+        problems.append((h.name, f"the registration is incomplete or out of date ({files_})", _install_hint(h.name)))
+    elif reason and not ours:
+        problems.append((h.name, "detected but lichhook is not registered", _install_hint(h.name)))

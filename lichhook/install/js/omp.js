@@ -1,0 +1,49 @@
+// lichhook for omp (oh-my-pi). Added by `lichhook install omp`; `lichhook uninstall omp` removes it.
+// When a session starts or omp switches to another one (/new, /resume) inside lich, this
+// runs lichhook with {"type", "session_id"} on stdin. Outside lich it subscribes to nothing.
+import { spawn } from "node:child_process";
+
+const PYTHON = "@PYTHON@";
+const ARCHIVE = "@ARCHIVE@";
+
+function insideLich() {
+  const env = process.env;
+  return ["LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID"].every(
+    (name) => typeof env[name] === "string" && env[name].trim() !== "",
+  );
+}
+
+// Starts lichhook and returns at once: omp never waits for it, and no failure reaches omp.
+function forward(message) {
+  try {
+    const child = spawn(PYTHON, [ARCHIVE, "omp"], {
+      stdio: ["pipe", "ignore", "ignore"],
+      windowsHide: true,
+      detached: true,
+    });
+    child.on("error", () => {});
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(message));
+    child.unref();
+  } catch {
+    // reporting is best effort
+  }
+}
+
+function reporter(type) {
+  // Returns nothing: a value from an omp handler can mean a decision.
+  return (_event, ctx) => {
+    try {
+      const id = ctx?.sessionManager?.getSessionId?.();
+      if (typeof id === "string" && id !== "") forward({ type, session_id: id });
+    } catch {
+      // never disturb omp
+    }
+  };
+}
+
+export default function lichhook(pi) {
+  if (!insideLich() || !pi || typeof pi.on !== "function") return;
+  pi.on("session_start", reporter("session_start"));
+  pi.on("session_switch", reporter("session_switch"));
+}

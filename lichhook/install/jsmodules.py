@@ -1,0 +1,167 @@
+"""opencode and omp: in-process JS modules that spawn lichhook.
+
+Neither harness runs shell hooks, so lichhook installs a small module (shipped inside
+the archive under ``lichhook/install/js/``) with the Python and archive paths written
+into it as JSON string literals, which are valid JS string literals.
+
+- opencode: ``$XDG_CONFIG_HOME/opencode/plugins/lichhook.js``, else
+  ``~/.config/opencode/plugins/lichhook.js`` (opencode loads ``{plugin,plugins}/*.{ts,js}``).
+- omp: ``<agent dir>/extensions/lichhook.js``, the agent dir being
+  ``$OMP_CODING_AGENT_DIR``, else ``$PI_CODING_AGENT_DIR``, else
+  ``~/.omp/profiles/$OMP_PROFILE/agent`` when a profile is set, else ``~/.omp/agent``;
+  and ``mcpServers.lichhook`` in ``<agent dir>/mcp.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from lichhook.install import files, harness, jsonmerge, owned
+from lichhook.install.claude import created_by_lichhook, found_entry, read_json_quietly
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional
+
+    from lichhook.install.target import Target
+
+MARKER = b"Added by `lichhook install"
+
+
+def module_source(kind: str, target: Target) -> bytes:
+    """The module for ``kind`` ("opencode" or "omp") pointing at ``target``."""
+    import pkgutil
+
+    template = pkgutil.get_data("lichhook.install", f"js/{kind}.js")
+    if template is None:
+        raise jsonmerge.ConfigError(f"the {kind} module is missing from this lichhook; rebuild the archive")
+    text = template.decode("utf-8")
+    # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
+    text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
+    text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
+    return text.encode("utf-8")
+
+
+def baked_paths(raw: bytes) -> tuple:
+    """(python, archive) written into an installed module, or (None, None)."""
+    values = {}
+    for line in raw.decode("utf-8", "replace").splitlines():
+        for name in ("PYTHON", "ARCHIVE"):
+            prefix = f"const {name} = "
+            if line.startswith(prefix) and line.endswith(";"):
+                try:
+                    values[name] = json.loads(line[len(prefix):-1])
+                except ValueError:
+                    pass
+    return values.get("PYTHON"), values.get("ARCHIVE")
+
+
+class JsModuleHarness(harness.Harness):
+    kind = ""
+
+    def module_path(self) -> str:
+        raise NotImplementedError
+
+    def install(self, target: Target) -> List[files.Edit]:
+        return [owned.write_owned(self.module_path(), module_source(self.kind, target), MARKER)]
+
+    def uninstall(self, target: Target) -> List[files.Edit]:
+        return [owned.remove_owned(self.module_path(), MARKER)]
+
+    def registrations(self, target: Target) -> List[harness.Found]:
+        path = self.module_path()
+        try:
+            raw = files.read(path)
+        except jsonmerge.ConfigError:
+            return []
+        if raw is None or MARKER not in raw:
+            return []
+        python, archive = baked_paths(raw)
+        return [harness.Found(path, "module", f"{python} {archive} {self.kind}", python, archive,
+                              archive == target.archive)]
+
+
+class Opencode(JsModuleHarness):
+    name = "opencode"
+    title = "opencode"
+    kind = "opencode"
+    programs = ("opencode",)
+
+    def config_dir(self) -> str:
+        return os.path.join(self.env.config_home(), "opencode")
+
+    def config_dirs(self) -> List[str]:
+        return [self.config_dir()]
+
+    def module_path(self) -> str:
+        return os.path.join(self.config_dir(), "plugins", "lichhook.js")
+
+
+class Omp(JsModuleHarness):
+    name = "omp"
+    title = "oh-my-pi"
+    kind = "omp"
+    programs = ("omp",)
+
+    def agent_dir(self) -> str:
+        for variable in ("OMP_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"):
+            value = self.env.get(variable)
+            if value:
+                return value
+        profile = self.env.get("OMP_PROFILE")
+        # a profile name becomes a folder name: only a plain name is used
+        if profile and all(c.isalnum() or c in "-_." for c in profile) and profile not in (".", ".."):
+            return os.path.join(self.env.home(), ".omp", "profiles", profile, "agent")
+        return os.path.join(self.env.home(), ".omp", "agent")
+
+    def config_dirs(self) -> List[str]:
+        return [self.agent_dir(), os.path.join(self.env.home(), ".omp")]
+
+    def module_path(self) -> str:
+        return os.path.join(self.agent_dir(), "extensions", "lichhook.js")
+
+    def mcp_path(self) -> str:
+        return os.path.join(self.agent_dir(), "mcp.json")
+
+    def install(self, target: Target) -> List[files.Edit]:
+        path = self.mcp_path()
+
+        def add(raw: Optional[bytes]) -> Optional[bytes]:
+            def change(data):
+                servers = harness.hooks_table(data, path, "mcpServers")
+                server = {"command": target.python, "args": [target.archive, "mcp"]}
+                if servers.get("lichhook") != server:
+                    servers["lichhook"] = server
+            return jsonmerge.edit(raw, path, change)
+
+        return super().install(target) + [files.Edit(path, add)]
+
+    def uninstall(self, target: Target) -> List[files.Edit]:
+        path = self.mcp_path()
+
+        def remove(raw: Optional[bytes]) -> Optional[bytes]:
+            if raw is None:
+                return None
+
+            def change(data):
+                servers = data.get("mcpServers")
+                if not isinstance(servers, dict):
+                    return None
+                had = bool(servers)
+                if target.owns(harness.handler_text(servers.get("lichhook"))):
+                    del servers["lichhook"]
+                harness.drop_if_empty(data, "mcpServers", had)
+                return created_by_lichhook(path)
+            return jsonmerge.edit(raw, path, change)
+
+        return super().uninstall(target) + [files.Edit(path, remove)]
+
+    def registrations(self, target: Target) -> List[harness.Found]:
+        found = super().registrations(target)
+        path = self.mcp_path()
+        data = read_json_quietly(path)
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        if isinstance(servers, dict) and isinstance(servers.get("lichhook"), dict):
+            found_entry(found, path, "mcpServers.lichhook", servers["lichhook"], target)
+        return found

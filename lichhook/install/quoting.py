@@ -1,0 +1,155 @@
+"""Quoting words for the shells that run registered commands.
+
+Pure functions, no I/O. Each harness runs its command line through a different shell:
+POSIX ``sh -c`` and bash (Claude Code, Codex and Antigravity on Linux and macOS, Git Bash
+on Windows, Crush's embedded interpreter everywhere), PowerShell and cmd.exe (Codex's
+``commandWindows``). Windows programs receive one command line and split it themselves
+with the Microsoft C runtime rules, so a word must survive the shell *and* that split.
+"""
+
+from __future__ import annotations
+
+import string
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Optional, Sequence
+
+
+class QuotingError(ValueError):
+    """A word that the target shell cannot carry safely; the message names it."""
+
+
+_SH_SAFE = frozenset(string.ascii_letters + string.digits + "@%+=:,./-_")
+
+
+def sh_quote(word: str) -> str:
+    """``word`` as one POSIX shell word: bare when every character is inert, otherwise
+    single-quoted (inside single quotes nothing is special but the quote itself)."""
+    if "\0" in word:
+        raise QuotingError(f"{word!r} holds a NUL byte, which no command line can carry")
+    if word and all(c in _SH_SAFE for c in word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def sh_join(argv: Sequence[str]) -> str:
+    return " ".join(sh_quote(w) for w in argv)
+
+
+# PowerShell treats the typographic single quotes as quote characters too, so each must
+# be doubled like the ASCII one or it ends the string early.
+_PS_SINGLE_QUOTES = "'\u2018\u2019\u201a\u201b"
+
+
+def ps_quote(word: str) -> str:
+    """``word`` as a PowerShell verbatim (single-quoted) string: no ``$``, backtick or
+    double-quote expansion happens inside it."""
+    if "\0" in word:
+        raise QuotingError(f"{word!r} holds a NUL byte, which no command line can carry")
+    return "'" + "".join(c + c if c in _PS_SINGLE_QUOTES else c for c in word) + "'"
+
+
+def ps_command(argv: Sequence[str]) -> str:
+    """A PowerShell command line running ``argv``: the call operator ``&`` makes the
+    quoted program path a command instead of a string to print."""
+    return "& " + " ".join(ps_quote(w) for w in argv)
+
+
+# Characters cmd.exe acts on even inside double quotes (``%VAR%`` expansion), characters
+# a Windows command line cannot carry inside one double-quoted word, and line breaks.
+_CMD_FORBIDDEN = '"%\r\n\0'
+
+
+def cmd_quote(word: str) -> str:
+    """``word`` double-quoted for cmd.exe and the C runtime's argument split.
+
+    Inside double quotes cmd leaves ``& | < > ^ ( )`` and spaces alone, but it still
+    expands ``%NAME%``, and there is no escape for ``%`` inside quotes; such a word is
+    refused. A backslash run before the closing quote is doubled so the C runtime does
+    not read ``\\"`` as a literal quote.
+    """
+    bad = sorted({c for c in word if c in _CMD_FORBIDDEN})
+    if bad:
+        raise QuotingError(f"{word!r} contains {', '.join(repr(c) for c in bad)}, which cmd.exe cannot pass through quotes")
+    trailing = len(word) - len(word.rstrip("\\"))
+    return '"' + word + "\\" * trailing + '"'
+
+
+def cmd_command(argv: Sequence[str]) -> str:
+    return " ".join(cmd_quote(w) for w in argv)
+
+
+_BARE_EXTRA = frozenset("\\/:._-")
+
+
+def bare_word_ok(word: str) -> bool:
+    """True when ``word`` means the same unquoted in POSIX sh, PowerShell and cmd.exe:
+    letters and digits (any script), and ``\\ / : . _ -``, not starting with ``-``.
+
+    Every other ASCII punctuation mark is special to at least one of the three, and
+    PowerShell reads some non-ASCII punctuation (typographic quotes and dashes) as
+    syntax, so only letters and digits pass beyond ASCII.
+    """
+    if not word or word[0] == "-":
+        return False
+    return all(c in _BARE_EXTRA or (c.isalnum() and c.isprintable()) for c in word)
+
+
+# Inside "..." PowerShell expands $ and the backtick escape, and takes the typographic
+# double quotes as quote characters.
+_PS_DOUBLE_SPECIAL = "$`\u201c\u201d\u201e"
+
+
+def dual_quote(word: str) -> str:
+    """``word`` in a form PowerShell and cmd.exe both pass to a program unchanged: bare
+    when it can be, else in double quotes (refusing what either shell would expand)."""
+    if bare_word_ok(word) and word[-1] != "\\":
+        return word
+    bad = sorted({c for c in word if c in _PS_DOUBLE_SPECIAL})
+    if bad:
+        raise QuotingError(f"{word!r} contains {', '.join(repr(c) for c in bad)}, which PowerShell expands inside double quotes")
+    if word.endswith("\\"):
+        raise QuotingError(f"{word!r} ends with a backslash, which PowerShell and cmd.exe pass on differently")
+    return cmd_quote(word)
+
+
+def dual_command(argv: Sequence[str], short_path: Optional[Callable[[str], Optional[str]]] = None) -> str:
+    """One command line that runs ``argv`` the same way from PowerShell and from cmd.exe.
+
+    The program comes first and must be a bare word: PowerShell prints a leading quoted
+    string instead of running it, and cmd.exe reads PowerShell's ``&`` as a command
+    separator. A program path that cannot be bare is tried in its 8.3 short form
+    (``short_path``, e.g. ``C:\\PROGRA~1\\...``). The arguments may be double-quoted.
+    Raises QuotingError when no such line exists.
+    """
+    program, args = argv[0], list(argv[1:])
+    if not bare_word_ok(program):
+        short = short_path(program) if short_path else None
+        if not short or not bare_word_ok(short):
+            raise QuotingError(
+                f"the program path {program!r} has characters that need quoting, and no short (8.3) "
+                "form without them exists; PowerShell and cmd.exe need different quoting for it"
+            )
+        program = short
+    return " ".join([program] + [dual_quote(a) for a in args])
+
+
+def split_dual(line: str) -> list:
+    """Split a line made by ``dual_command`` (or any simple Windows command line) back into
+    words: double quotes group, nothing else is special. Used to read registrations."""
+    words, current, quoted, started = [], [], False, False
+    for c in line:
+        if c == '"':
+            quoted = not quoted
+            started = True
+        elif c in " \t" and not quoted:
+            if started:
+                words.append("".join(current))
+                current, started = [], False
+        else:
+            current.append(c)
+            started = True
+    if started:
+        words.append("".join(current))
+    return words
