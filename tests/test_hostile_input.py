@@ -34,7 +34,7 @@ from lichhook.lichenv import parse_port
 from lichhook.payload import PayloadError, parse_payload
 
 QUICK = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-LONG = settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LONG = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 HANG_GUARD = 10
 
