@@ -191,6 +191,15 @@ def test_session_start_prints_adopt_calls_for_other_names(session_start, pyz, wa
     assert "- me@box:" not in text  # its own name is not offered for adoption
 
 
+@pytest.mark.parametrize("source,intro", [("startup", "Other names on this node"),
+                                          ("resume", "Other names on this node"),
+                                          ("clear", "began with /clear"), ("fork", "is a fork")])
+def test_adopt_list_is_introduced_by_source(session_start, waits, source, intro):
+    write_index(waits, [("old@box", "s-gone", 2)])
+    text = session_start("s-now", source=source).context
+    assert intro in text and "- old@box: 2 open" in text
+
+
 def test_index_entries_that_could_inject_shell_text_are_left_out(session_start, waits):
     write_index(waits, [("x; rm -rf ~@box", "s-a", 1), ("ok@box", "../../etc", 1),
                         ("fine@box", "s-b", 1), ("zero@box", "s-c", 0)])
@@ -309,7 +318,8 @@ def test_stop_lists_only_holding_waits(stop, waits):
     assert "- w1: held one" in reason and "- w5: held two" in reason
     assert "w2" not in reason and "w3" not in reason
     assert reason.count("mesh_wait") == 1
-    assert reason.endswith("For w5, run the same commands with that --id.")
+    assert "Then mark each wait, or close it (shown for w1; for w5, use that --id):" in reason
+    assert reason.splitlines()[-1].startswith("- it is over: ")
 
 
 def test_three_strikes_then_the_stop_goes_through(stop, waits):

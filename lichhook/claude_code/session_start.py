@@ -8,6 +8,8 @@ adopt call that moves that name (and its waits) to this session.
 
 from __future__ import annotations
 
+import sys
+
 from lichhook.claude_code import Folder, Outcome
 from lichhook.claude_code.commands import clean, program, wait_command
 from lichhook.claude_code.mirror import (
@@ -80,6 +82,8 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
                      "to this session, and the node is added for you.")
     lines.append("While one of your waits is open and neither watched nor said, the Stop hook "
                  "will not let your turn end.")
+    if sys.platform == "win32":
+        lines.append("The commands here are for Bash; in PowerShell put & and a space before them.")
     if problems:
         lines.append("(Some of the waits records could not be read: "
                      + clean("; ".join(problems), 400) + ")")
@@ -99,6 +103,9 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
         if source == "clear":
             intro = ("This session began with /clear, so its id is new and its earlier waits "
                      "stayed under the name it used before. Names on this node with open waits.")
+        elif source == "fork":
+            intro = ("This session is a fork, with an id of its own; the waits it started with "
+                     "stay with the session it was forked from. Names on this node with open waits.")
         lines.append(intro + " If one is yours, run its adopt call as printed to take it and its "
                      "waits over:")
         shown = fit([f"- {n.name}: {n.open} open, held by session {n.session}: "

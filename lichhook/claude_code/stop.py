@@ -78,16 +78,17 @@ def advice(own: SessionWaits, holding: list, session: str, folder: Folder, prefi
         lines.append(f"- ... and {len(holding) - MAX_WAITS_SHOWN} more: "
                      + wait_command(prefix, "list", name, session, folder))
     first = holding[0].id
-    lines.append("Then mark each wait, or close it:")
+    rest = [w.id for w in holding[1:MAX_WAITS_SHOWN]]
+    also = f" (shown for {first}; for {', '.join(rest)}, use that --id)" if rest else ""
+    if sys.platform == "win32":
+        lines.append("The commands below are for Bash; in PowerShell put & and a space before them.")
+    lines.append(f"Then mark each wait, or close it{also}:")
     lines.append("- a watcher now watches it: " + wait_command(
         prefix, "watched", name, session, folder, f'--id {first} --note "how it is watched"'))
     lines.append("- you told the operator about it: " + wait_command(
         prefix, "said", name, session, folder, f'--id {first} --note "what you told them"'))
     lines.append("- it is over: " + wait_command(prefix, "done", name, session, folder,
                                                   f"--id {first}"))
-    if len(holding) > 1:
-        rest = ", ".join(w.id for w in holding[1:MAX_WAITS_SHOWN])
-        lines.append(f"For {rest}, run the same commands with that --id.")
     return "\n".join(lines)
 
 
