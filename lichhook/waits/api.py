@@ -1,0 +1,132 @@
+"""``run_op``: one waits op, from arguments to the JSON-able answer the CLI prints.
+
+Order of work: check the session id, then the name, then the op and its arguments; only
+then touch the disk. Under the store's lock: load the state, apply the op (or refuse,
+writing nothing), save the state, bring the mirrors in line, release the lock.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lichhook.ids import BadId, wait_session_id
+from lichhook.waits.rules import OPS, Refused, apply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
+
+def _refusal(op: object, sentence: str, **fields: object) -> dict:
+    answer: dict = {"ok": False, "op": op[:40] if isinstance(op, str) else None, "error": sentence}
+    answer.update(fields)
+    return answer
+
+
+def _arguments(op: str, what: object, family: object, wait_id: object, note: object) -> dict:
+    """The op's own arguments, checked; arguments the op does not take are ignored."""
+    from lichhook.waits import fields
+
+    if op == "add":
+        return {"what": fields.check_what(what), "family": fields.check_family(family)}
+    if op in ("watched", "said"):
+        return {"wait_id": fields.check_id(wait_id, op), "note": fields.check_note(note)}
+    if op == "done":
+        return {"wait_id": fields.check_id(wait_id, op)}
+    return {}
+
+
+def run_op(
+    op: str,
+    *,
+    by: str,
+    session: str,
+    what: str | None = None,
+    family: str | None = None,
+    id: str | None = None,  # noqa: A002 - the argument is named as on the command line
+    note: str | None = None,
+    waits_dir: str | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> dict:
+    """Run one waits op and return its answer; never raises.
+
+    Success: ``{"ok": true, "op", "name", "session", ...the op's fields}``. Refusal:
+    ``{"ok": false, "op", "error": <sentence>, ...}``, with ``held_by`` when another session
+    holds the name. Nothing is written when an op is refused.
+    """
+    try:
+        return _run(op, by, session, what, family, id, note, waits_dir, environ)
+    except Exception as exc:  # the promise to callers (the MCP server) is an answer, not a traceback
+        return _refusal(op, f"unexpected error ({type(exc).__name__}: {exc}); nothing was changed by this op")
+
+
+def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) -> dict:  # type: ignore[no-untyped-def]
+    from lichhook.waits.names import parse_by, this_node
+
+    try:
+        session = wait_session_id(session)
+        who, node = parse_by(by, environ)
+        if op not in OPS:
+            raise BadId(f"op {op!r} is not an op; use one of {', '.join(OPS)}")
+        args = _arguments(op, what, family, wait_id, note)
+    except BadId as exc:
+        return _refusal(op, str(exc))
+    name = f"{who}@{node}"
+    answer = {"ok": True, "op": op, "name": name, "session": session}
+
+    from lichhook.paths import waits_dir
+    from lichhook.waits.mirror import make_private_folder, sync, utc_now
+    from lichhook.waits.rules import empty_state
+    from lichhook.waits.store import FolderLock, StoreError, clear_dirty, is_dirty, load, mark_dirty, save
+
+    folder = os.path.abspath(waits_dir(environ, explicit_dir))
+    now = utc_now()
+    if not os.path.isdir(folder):
+        # Nothing is stored yet: an op the empty state refuses must not create the folder.
+        try:
+            apply(empty_state(), op, name, session, now, **args)
+        except Refused as refused:
+            return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
+    try:
+        here: str | None = this_node(environ)
+    except BadId:
+        here = None  # the index still gets written; its node stays unknown
+    saved = False
+    try:
+        make_private_folder(folder)
+        with FolderLock(folder):
+            state = load(folder)
+            full = is_dirty(folder)
+            try:
+                result, changed = apply(state, op, name, session, now, **args)
+            except Refused as refused:
+                return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
+            if changed:
+                mark_dirty(folder)
+                save(folder, state)
+                saved = True
+            previous = result.get("previous_session")
+            sync(folder, state, here, now, also=(previous,) if previous else (), full=full)
+            if changed or full:
+                clear_dirty(folder)
+    except StoreError as exc:
+        return _refusal(op, str(exc), name=name, session=session)
+    except OSError as exc:
+        where = exc.filename or folder
+        if saved:
+            # The op is in the store; saying it failed would invite a duplicate retry.
+            answer.update(result)
+            answer["warning"] = (
+                f"the op was recorded, but the mirror files could not be brought up to date "
+                f"({where}: {exc.strerror or exc}); the next op will retry"
+            )
+            return answer
+        return _refusal(
+            op,
+            f"cannot use the waits folder {folder} ({where}: {exc.strerror or exc}); make it writable "
+            "by you, or choose another folder with --waits-dir or LICHHOOK_WAITS_DIR",
+            name=name,
+            session=session,
+        )
+    answer.update(result)
+    return answer

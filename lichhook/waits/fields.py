@@ -1,0 +1,72 @@
+"""Checks for the per-op arguments of a wait: what, family, id, note. Pure.
+
+Each check returns the value to store, or raises BadId with a sentence naming the argument
+and the fix. An empty ``family`` or ``note`` counts as absent: tool callers often send ""
+for an optional field.
+"""
+
+from __future__ import annotations
+
+from lichhook.ids import BadId, is_control
+
+WHAT_MAX = 500
+NOTE_MAX = 500
+FAMILY_MAX = 100
+_FAMILY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/")
+_DIGITS = frozenset("0123456789")
+
+
+def _text(value: object, what: str, max_len: int) -> str:
+    if not isinstance(value, str):
+        raise BadId(f"{what} must be a string")
+    if len(value) > max_len:
+        raise BadId(f"{what} is {len(value)} characters long; at most {max_len} are allowed, so shorten it")
+    for ch in value:
+        if is_control(ch) and ch not in "\t\n":
+            raise BadId(f"{what} contains control character U+{ord(ch):04X}; use plain text")
+    return value
+
+
+def check_what(value: object) -> str:
+    """``what`` for add: 1-500 characters of text, not blank."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise BadId("add needs what: 1-500 characters saying what this session waits for")
+    return _text(value, "what", WHAT_MAX)
+
+
+def check_note(value: object) -> str | None:
+    """An optional note for watched and said: up to 500 characters."""
+    if value is None or value == "":
+        return None
+    return _text(value, "note", NOTE_MAX)
+
+
+def check_family(value: object) -> str | None:
+    """An optional event family such as ``ci.build``: letters, digits and ``. _ - : /``."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise BadId("family must be a string such as 'ci.build'")
+    if len(value) > FAMILY_MAX or any(c not in _FAMILY_CHARS for c in value):
+        raise BadId(
+            f"family {value[:40]!r} is not an event family; use up to {FAMILY_MAX} letters, digits, "
+            "'.', '_', '-', ':' or '/', such as 'ci.build', or leave it out"
+        )
+    return value
+
+
+def check_id(value: object, op: str) -> str:
+    """A wait id such as ``w3``, required by watched, said and done."""
+    if value is None or value == "":
+        raise BadId(f"{op} needs id: the id of one of the name's open waits, such as 'w1' (list shows them)")
+    if (
+        not isinstance(value, str)
+        or len(value) < 2
+        or len(value) > 20
+        or value[0] != "w"
+        or value[1] == "0"
+        or any(c not in _DIGITS for c in value[1:])
+    ):
+        shown = repr(value[:40]) if isinstance(value, str) else f"of type {type(value).__name__}"
+        raise BadId(f"id {shown} is not a wait id; wait ids look like 'w1' (list shows the open waits)")
+    return value
