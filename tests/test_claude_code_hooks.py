@@ -391,10 +391,29 @@ def test_stop_with_a_corrupt_mirror_lets_through(stop, waits, content):
     assert not (waits / "stops").exists()
 
 
-def test_stop_with_an_unreadable_mirror_lets_through(stop, waits):
-    (waits / "sessions" / "s-1.json").mkdir(parents=True)
-    hook = stop("s-1")
-    assert hook.notice.startswith(f"lichhook Stop hook let this stop through: cannot read {waits}")
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_stop_with_a_mirror_that_is_no_file_lets_through(stop, waits, kind):
+    path = waits / "sessions" / "s-1.json"
+    path.parent.mkdir(parents=True)
+    if kind == "folder":
+        path.mkdir()
+    elif hasattr(os, "mkfifo"):
+        os.mkfifo(path)  # no writer ever comes: the hook must not wait for one
+    else:
+        pytest.skip("no FIFOs here")
+    hook = stop("s-1", timeout=10)
+    assert not hook.blocked
+    assert hook.notice.startswith("lichhook Stop hook let this stop through: ") and str(path) in hook.notice
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_counter_neither_hangs_nor_stops_the_count(stop, waits):
+    write_session(waits, "s-1", "me@box", [a_wait("w1", "CI")])
+    counter = waits / "stops" / "s-1.count"
+    counter.parent.mkdir()
+    os.mkfifo(counter)
+    assert stop("s-1", timeout=10).blocked
+    assert counter.read_text() == "1\n"
 
 
 def test_stop_with_a_missing_named_folder_says_so(stop, tmp_path):

@@ -87,8 +87,7 @@ def _read_bytes(path: str) -> bytes | None:
     tries = 5 if sys.platform == "win32" else 1
     for attempt in range(tries):
         try:
-            with open(path, "rb") as f:
-                raw = f.read(MAX_MIRROR_BYTES + 1)
+            raw = read_regular_file(path, MAX_MIRROR_BYTES + 1)
         except FileNotFoundError:
             return None
         except PermissionError as exc:
@@ -100,10 +99,37 @@ def _read_bytes(path: str) -> bytes | None:
             raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None
         except OSError as exc:
             raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if raw is None:
+            raise MirrorError(f"{path} is not a regular file")
         if len(raw) > MAX_MIRROR_BYTES:
             raise MirrorError(f"{path} is larger than {MAX_MIRROR_BYTES} bytes")
         return raw
     return None  # not reached
+
+
+def read_regular_file(path: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of ``path``, or None when it is not a regular file.
+
+    Opened without blocking, so a FIFO (or a device) put where a mirror belongs cannot
+    hang the hook waiting for a writer. Raises OSError as open() does.
+    """
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, total = [], 0
+        while total < limit:
+            chunk = os.read(fd, min(1 << 20, limit - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def valid_name(value: object) -> bool:

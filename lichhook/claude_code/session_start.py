@@ -78,8 +78,9 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
     if name:
         lines.append(f"Your waits are kept under the name {name}; keep using --by {name}.")
     else:
-        lines.append("Choose a short name for --by (such as reviewer); the first call binds it "
-                     "to this session, and the node is added for you.")
+        lines.append("For --by choose a short name of your own that no other session here uses "
+                     "(such as your task: fix-login); the first call binds it to this session, "
+                     "and the node is added for you.")
     lines.append("While one of your waits is open and neither watched nor said, the Stop hook "
                  "will not let your turn end.")
     if sys.platform == "win32":

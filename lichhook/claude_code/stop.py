@@ -14,7 +14,7 @@ import sys
 
 from lichhook.claude_code import Folder, Outcome, let_through
 from lichhook.claude_code.commands import clean, program, wait_command
-from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session
+from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session, read_regular_file
 
 MAX_STRIKES = 3
 MAX_WAITS_SHOWN = 10
@@ -95,8 +95,7 @@ def advice(own: SessionWaits, holding: list, session: str, folder: Folder, prefi
 def read_counter(path: str) -> int:
     """Refusals in a row so far; anything unreadable counts as none (the write will tell)."""
     try:
-        with open(path, "rb") as f:
-            value = int(f.read(32).strip() or b"0")
+        value = int((read_regular_file(path, 32) or b"0").strip() or b"0")
     except (OSError, ValueError):
         return 0
     return max(0, value)
