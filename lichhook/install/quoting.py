@@ -28,9 +28,19 @@ def sh_quote(word: str) -> str:
     single-quoted (inside single quotes nothing is special but the quote itself)."""
     if "\0" in word:
         raise QuotingError(f"{word!r} holds a NUL byte, which no command line can carry")
-    if word and all(c in _SH_SAFE for c in word):
+    # Non-ASCII letters are never shell syntax (UTF-8 never encodes one with an ASCII
+    # byte), so a path like /home/Zoë stays bare and readable.
+    if word and all(c in _SH_SAFE or (ord(c) > 127 and c.isalnum()) or _inner_tilde(word, i)
+                    for i, c in enumerate(word)):
         return word
     return "'" + word.replace("'", "'\\''") + "'"
+
+
+def _inner_tilde(word: str, i: int) -> bool:
+    """A ``~`` right after a letter or digit (as in the 8.3 name ``PROGRA~1``) is plain
+    text to sh, bash, PowerShell and cmd; at a word's start, or after ``=`` or ``:``,
+    shells expand it to a home folder."""
+    return word[i] == "~" and i > 0 and word[i - 1].isalnum()
 
 
 def sh_join(argv: Sequence[str]) -> str:
@@ -85,7 +95,8 @@ _BARE_EXTRA = frozenset("\\/:._-")
 
 def bare_word_ok(word: str) -> bool:
     """True when ``word`` means the same unquoted in POSIX sh, PowerShell and cmd.exe:
-    letters and digits (any script), and ``\\ / : . _ -``, not starting with ``-``.
+    letters and digits (any script), ``\\ / : . _ -``, and ``~`` after a letter or digit
+    (8.3 short names), not starting with ``-``.
 
     Every other ASCII punctuation mark is special to at least one of the three, and
     PowerShell reads some non-ASCII punctuation (typographic quotes and dashes) as
@@ -93,7 +104,8 @@ def bare_word_ok(word: str) -> bool:
     """
     if not word or word[0] == "-":
         return False
-    return all(c in _BARE_EXTRA or (c.isalnum() and c.isprintable()) for c in word)
+    return all(c in _BARE_EXTRA or (c.isalnum() and c.isprintable()) or _inner_tilde(word, i)
+               for i, c in enumerate(word))
 
 
 # Inside "..." PowerShell expands $ and the backtick escape, and takes the typographic

@@ -1,0 +1,535 @@
+"""install, uninstall and doctor, run from the built archive into a fake home."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, lich_env
+
+PY = os.path.abspath(sys.executable)
+
+
+def stable(home: Path) -> Path:
+    return home / ".local" / "share" / "lichhook" / "lichhook.pyz"
+
+
+def sh(home: Path, *args: str) -> str:
+    return " ".join([PY, str(stable(home)), *args])
+
+
+def load(path: Path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert result.returncode == 0, result.stderr.decode() + result.stdout.decode()
+    return result
+
+
+def snapshot(folder: Path) -> dict:
+    """path -> (bytes, mtime_ns) of every file under ``folder``."""
+    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# -- command line ---------------------------------------------------------------------
+
+
+def test_install_without_harness_is_a_usage_error_listing_them(run):
+    result = run("install")
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    for name in ("claude", "codex", "antigravity", "crush", "opencode", "omp"):
+        assert name in err
+
+
+def test_unknown_harness_is_refused(run):
+    result = run("install", "vim")
+    assert result.returncode == 2 and "vim" in result.stderr.decode()
+
+
+def test_install_refuses_to_run_from_source(base_env, home):
+    env = dict(base_env, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-m", "lichhook", "install", "claude"], env=env, cwd=str(home),
+                            capture_output=True, timeout=30)
+    assert result.returncode == 1
+    assert "python build_zipapp.py" in result.stderr.decode()
+    assert not (home / ".claude").exists()
+
+
+def test_install_refuses_a_relative_home(run, base_env):
+    result = run("install", "claude", env={"HOME": "relative/home"})
+    assert result.returncode == 1 and "HOME" in result.stderr.decode()
+
+
+# -- Claude Code ----------------------------------------------------------------------
+
+USER_SETTINGS = (
+    '{\n'
+    '    "model": "opus",\n'
+    '    "hooks": {\n'
+    '        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],\n'
+    '        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]\n'
+    '    },\n'
+    '    "env": {"Zoë": "☃"}\n'
+    '}\n'
+)
+
+
+def claude_hooks(home: Path) -> dict:
+    cmd = lambda *a: {"type": "command", "command": sh(home, *a), "timeout": 10}  # noqa: E731
+    return {
+        "SessionStart": [{"matcher": "startup|resume|clear|compact|fork",
+                          "hooks": [cmd("claude"), cmd("claude-code", "session-start")]}],
+        "Stop": [{"hooks": [cmd("claude-code", "stop")]}],
+    }
+
+
+def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(USER_SETTINGS, encoding="utf-8")
+    original = load(settings)
+
+    out = ok(run("install", "claude")).stdout.decode()
+    assert str(settings) in out
+    assert stable(home).read_bytes() == pyz.read_bytes()
+
+    data = load(settings)
+    assert list(data) == ["model", "hooks", "env"]  # key order kept
+    assert data["env"] == {"Zoë": "☃"} and "☃" in settings.read_text(encoding="utf-8")
+    assert settings.read_text(encoding="utf-8").startswith('{\n    "model"')  # 4-space indent kept
+    want = claude_hooks(home)
+    assert data["hooks"]["Stop"] == original["hooks"]["Stop"] + want["Stop"]
+    assert data["hooks"]["SessionStart"] == original["hooks"]["SessionStart"] + want["SessionStart"]
+    backup = Path(str(settings) + ".lichhook-backup")
+    assert backup.read_text(encoding="utf-8") == USER_SETTINGS
+
+    mcp = load(home / ".claude.json")
+    assert mcp == {"mcpServers": {"lichhook": {"type": "stdio", "command": PY, "args": [str(stable(home)), "mcp"]}}}
+    assert stat.S_IMODE((home / ".claude.json").stat().st_mode) == 0o600
+
+    before = snapshot(home)
+    out = ok(run("install", "claude")).stdout.decode()
+    assert snapshot(home) == before  # byte-identical, not even rewritten
+    assert "unchanged" in out
+
+    ok(run("uninstall", "claude"))
+    assert load(settings) == original
+    assert backup.read_text(encoding="utf-8") == USER_SETTINGS  # the first backup is kept
+    assert not (home / ".claude.json").exists()  # lichhook created it, so it goes
+    assert not stable(home).exists()  # nothing runs the archive any more
+
+
+def test_claude_mcp_merges_into_an_existing_claude_json(run, home):
+    path = home / ".claude.json"
+    path.write_text('{"numStartups": 3, "mcpServers": {"other": {"command": "x"}}}', encoding="utf-8")
+    ok(run("install", "claude"))
+    data = load(path)
+    assert list(data["mcpServers"]) == ["other", "lichhook"] and data["numStartups"] == 3
+    assert "\n" not in path.read_text(encoding="utf-8").strip()  # a one-line file stays one line
+    ok(run("uninstall", "claude"))
+    assert load(path) == {"numStartups": 3, "mcpServers": {"other": {"command": "x"}}}
+
+
+def test_claude_config_dir_override(run, home, tmp_path):
+    conf = tmp_path / "claude conf"
+    ok(run("install", "claude", env={"CLAUDE_CONFIG_DIR": str(conf)}))
+    assert load(conf / "settings.json")["hooks"] == claude_hooks(home)
+    assert "lichhook" in load(conf / ".claude.json")["mcpServers"]
+    assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
+
+
+def test_a_replaced_registration_does_not_pile_up(run, home, tmp_path):
+    """Installing again with another Python replaces lichhook's entries in place."""
+    ok(run("install", "claude"))
+    other = tmp_path / "bin" / "python3"
+    other.parent.mkdir()
+    other.symlink_to(sys.executable)
+    ok(run("install", "claude", python=str(other)))
+    hooks = load(home / ".claude" / "settings.json")["hooks"]
+    assert len(hooks["SessionStart"]) == 1 and len(hooks["Stop"]) == 1
+    assert hooks["Stop"][0]["hooks"][0]["command"].startswith(str(other) + " ")
+
+
+def test_uninstall_keeps_hooks_of_other_lichhook_archives(run, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"hooks": [{"type": "command", "command": "python3 /src/lichhook/dist/lichhook.pyz claude"}]}
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [mine]}}), encoding="utf-8")
+    ok(run("install", "claude"))
+    ok(run("uninstall", "claude"))
+    assert load(settings) == {"hooks": {"SessionStart": [mine]}}
+
+
+# -- refusing what does not parse --------------------------------------------------------
+
+
+@pytest.mark.parametrize("harness,relpath,content", [
+    ("claude", ".claude/settings.json", b'{"hooks": ['),
+    ("claude", ".claude/settings.json", b'{"hooks": ["not", "an object"]}'),
+    ("claude", ".claude.json", b"[]"),
+    ("codex", ".codex/hooks.json", b"{,}"),
+    ("codex", ".codex/config.toml", b"[mcp_servers\nbroken = "),
+    ("crush", ".config/crush/crush.json", b"// a comment\n{}"),
+    ("omp", ".omp/agent/mcp.json", b"\xff\xfe"),
+    ("opencode", ".config/opencode/plugins/lichhook.js", b"export default {} // someone else's\n"),
+])
+def test_a_config_that_does_not_parse_is_refused_untouched(run, home, harness, relpath, content):
+    path = home / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    before = snapshot(home)
+    result = run("install", harness)
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert str(path) in err and "Nothing was changed" in err
+    assert snapshot(home) == before  # that file, and every other one, untouched
+    assert not stable(home).exists()
+
+
+def test_dry_run_prints_diffs_and_changes_nothing(run, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(USER_SETTINGS, encoding="utf-8")
+    (home / ".codex").mkdir()
+    before = snapshot(home)
+    out = ok(run("install", "--all", "--dry-run")).stdout.decode()
+    assert snapshot(home) == before
+    assert f"would change {settings}" in out and f"+++ {settings}" in out
+    assert f'+                        "command": "{sh(home, "claude-code", "stop")}",' in out
+    assert "would create" in out and "Dry run: nothing was changed." in out
+    assert "Codex CLI (codex)" in out and "Crush (crush)" not in out  # only detected harnesses
+
+
+# -- --all and detection ---------------------------------------------------------------
+
+
+def test_all_installs_every_detected_harness_only(run, home, tmp_path, base_env):
+    (home / ".codex").mkdir()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    crush = bindir / "crush"
+    crush.write_text("#!/bin/sh\n")
+    crush.chmod(0o755)
+    ok(run("install", "--all", env={"PATH": f"{bindir}{os.pathsep}{base_env['PATH']}"}))
+    assert (home / ".codex" / "hooks.json").exists()
+    assert (home / ".config" / "crush" / "crush.json").exists()
+    assert not (home / ".claude").exists()
+    assert not (home / ".gemini").exists() and not (home / ".omp").exists()
+    assert not (home / ".config" / "opencode").exists()
+
+
+def test_all_with_nothing_detected_says_so(run, home):
+    result = ok(run("install", "--all"))
+    assert "No harness detected" in result.stdout.decode()
+    assert not stable(home).exists()
+
+
+# -- Codex -----------------------------------------------------------------------------
+
+USER_TOML = 'model = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-server"\nargs = ["--stdio"]\n'
+
+
+def test_codex_hooks_and_mcp_block(run, home):
+    codex = home / ".codex"
+    codex.mkdir()
+    user_hook = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo start"}]}
+    (codex / "hooks.json").write_text(json.dumps({"hooks": {"SessionStart": [user_hook]}}, indent="\t"))
+    (codex / "config.toml").write_text(USER_TOML)
+    out = ok(run("install", "codex")).stdout.decode()
+    assert "/hooks" in out  # the trust note
+
+    hooks = load(codex / "hooks.json")["hooks"]["SessionStart"]
+    assert hooks == [user_hook, {"hooks": [{"type": "command", "command": sh(home, "codex"), "timeout": 5}]}]
+    assert (codex / "hooks.json").read_text().startswith('{\n\t"hooks"')  # tabs kept
+
+    import tomllib
+
+    toml = tomllib.loads((codex / "config.toml").read_text())
+    assert toml["model"] == "o3" and toml["mcp_servers"]["docs"]["command"] == "docs-server"
+    assert toml["mcp_servers"]["lichhook"] == {"command": PY, "args": [str(stable(home)), "mcp"]}
+    assert (codex / "config.toml").read_text().startswith(USER_TOML)
+
+    before = snapshot(home)
+    ok(run("install", "codex"))
+    assert snapshot(home) == before
+
+    ok(run("uninstall", "codex"))
+    assert (codex / "config.toml").read_text() == USER_TOML
+    assert load(codex / "hooks.json")["hooks"]["SessionStart"] == [user_hook]
+
+
+def test_codex_leaves_a_users_own_lichhook_table_alone(run, home):
+    codex = home / ".codex"
+    codex.mkdir()
+    text = '[mcp_servers.lichhook]\ncommand = "mine"\n'
+    (codex / "config.toml").write_text(text)
+    out = ok(run("install", "codex")).stdout.decode()
+    assert (codex / "config.toml").read_text() == text
+    assert "by hand" in out
+    assert (codex / "hooks.json").exists()
+
+
+def test_codex_home_override(run, home, tmp_path):
+    codex_home = tmp_path / "codexhome"
+    ok(run("install", "codex", env={"CODEX_HOME": str(codex_home)}))
+    assert (codex_home / "hooks.json").exists() and (codex_home / "config.toml").exists()
+    assert not (home / ".codex").exists()
+
+
+# -- Antigravity ------------------------------------------------------------------------
+
+
+def test_antigravity_plugin_folder(run, home):
+    folder = home / ".gemini" / "config" / "plugins" / "lichhook"
+    ok(run("install", "antigravity"))
+    manifest = load(folder / "plugin.json")
+    assert set(manifest) == {"name", "description"} and manifest["name"] == "lichhook"
+    assert load(folder / "hooks.json") == {"lichhook": {"PreInvocation": [
+        {"type": "command", "command": sh(home, "antigravity"), "timeout": 5}]}}
+    assert "printf" not in (folder / "hooks.json").read_text()
+    before = snapshot(home)
+    ok(run("install", "antigravity"))
+    assert snapshot(home) == before
+    (folder.parent / "someone-else").mkdir()
+    ok(run("uninstall", "antigravity"))
+    assert not folder.exists() and (folder.parent / "someone-else").exists()
+
+
+# -- Crush ------------------------------------------------------------------------------
+
+
+def test_crush_json(run, home, tmp_path):
+    conf = tmp_path / "crush conf"
+    conf.mkdir()
+    (conf / "crush.json").write_text(json.dumps({
+        "$schema": "https://charm.land/crush.json",
+        "hooks": {"PreToolUse": [{"name": "guard", "matcher": "^bash$", "command": "./guard.sh"}]},
+    }, indent=2))
+    ok(run("install", "crush", env={"CRUSH_GLOBAL_CONFIG": str(conf)}))
+    data = load(conf / "crush.json")
+    assert data["hooks"]["PreToolUse"] == [
+        {"name": "guard", "matcher": "^bash$", "command": "./guard.sh"},
+        {"name": "lichhook", "command": sh(home, "crush"), "timeout": 5},
+    ]
+    assert data["mcp"]["lichhook"] == {"type": "stdio", "command": PY, "args": [str(stable(home)), "mcp"]}
+    ok(run("uninstall", "crush", env={"CRUSH_GLOBAL_CONFIG": str(conf)}))
+    assert load(conf / "crush.json") == {
+        "$schema": "https://charm.land/crush.json",
+        "hooks": {"PreToolUse": [{"name": "guard", "matcher": "^bash$", "command": "./guard.sh"}]},
+    }
+
+
+RC = 'provider add local --type openai-compat --base-url http://127.0.0.1:1/v1\nhook add PreToolUse --name mine --command ./mine.sh\n'
+
+
+def crushrc_command(text: str) -> str:
+    line = next(l for l in text.splitlines() if l.startswith("hook add PreToolUse --name lichhook"))
+    words = shlex.split(line)
+    assert words[words.index("--timeout") + 1] == "5"
+    return words[words.index("--command") + 1]
+
+
+def test_crushrc_block_when_the_user_writes_crushrc(run, home):
+    conf = home / ".config" / "crush"
+    conf.mkdir(parents=True)
+    (conf / "crushrc").write_text(RC)
+    ok(run("install", "crush"))
+    text = (conf / "crushrc").read_text()
+    assert text.startswith(RC) and "# >>> lichhook" in text and text.rstrip().endswith("# <<< lichhook <<<")
+    assert crushrc_command(text) == sh(home, "crush")
+    assert not (conf / "crush.json").exists()
+    before = snapshot(home)
+    ok(run("install", "crush"))
+    assert snapshot(home) == before
+    ok(run("uninstall", "crush"))
+    assert (conf / "crushrc").read_text() == RC
+
+
+# -- opencode and omp files --------------------------------------------------------------
+
+
+def test_js_modules_installed_with_baked_paths(run, home, tmp_path):
+    agent = tmp_path / "agent dir"
+    env = {"OMP_CODING_AGENT_DIR": str(agent)}
+    ok(run("install", "opencode", "omp", env=env))
+    for module in (home / ".config" / "opencode" / "plugins" / "lichhook.js", agent / "extensions" / "lichhook.js"):
+        text = module.read_text()
+        assert f"const PYTHON = {json.dumps(PY)};" in text
+        assert f"const ARCHIVE = {json.dumps(str(stable(home)))};" in text
+    assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": [str(stable(home)), "mcp"]}}}
+    ok(run("uninstall", "opencode", "omp", env=env))
+    assert not (home / ".config" / "opencode" / "plugins" / "lichhook.js").exists()
+    assert not (agent / "extensions" / "lichhook.js").exists() and not (agent / "mcp.json").exists()
+
+
+def test_omp_profile_and_pi_dir(run, home, tmp_path):
+    ok(run("install", "omp", env={"OMP_PROFILE": "work"}))
+    assert (home / ".omp" / "profiles" / "work" / "agent" / "extensions" / "lichhook.js").exists()
+    ok(run("install", "omp", env={"PI_CODING_AGENT_DIR": str(tmp_path / "pi")}))
+    assert (tmp_path / "pi" / "extensions" / "lichhook.js").exists()
+
+
+# -- the registered commands run, from the harness's shell, and report ------------------
+
+PAYLOADS = {
+    "claude": {"session_id": "0b3f5c1e-claude", "hook_event_name": "SessionStart", "source": "startup", "cwd": "/tmp"},
+    "codex": {"session_id": "019d036d-c7fa-72d2-b6fd-78878bfe34e4", "hook_event_name": "SessionStart", "source": "startup"},
+    "antigravity": {"conversationId": "2bb3613b-f2a2-4573-9282-e389ac224bda", "invocationNum": 0},
+    "crush": {"event": "PreToolUse", "session_id": "db3492a0-4a6b-4335-8c0b-d4cc43fc4cb0", "tool_name": "bash"},
+}
+
+
+def registered_commands(home: Path) -> dict:
+    """provider -> (command line, folder it runs in), read back from the written files."""
+    settings = load(home / ".claude" / "settings.json")["hooks"]
+    codex = load(home / ".codex" / "hooks.json")["hooks"]
+    plugin = home / ".gemini" / "config" / "plugins" / "lichhook"
+    crush = load(home / ".config" / "crush" / "crush.json")["hooks"]
+    return {
+        "claude": (settings["SessionStart"][-1]["hooks"][0]["command"], None),
+        "codex": (codex["SessionStart"][-1]["hooks"][0]["command"], None),
+        "antigravity": (load(plugin / "hooks.json")["lichhook"]["PreInvocation"][0]["command"], plugin),
+        "crush": (crush["PreToolUse"][-1]["command"], None),
+    }
+
+
+@pytest.mark.parametrize("shell", ["sh", "bash"])
+def test_registered_commands_report_from_the_harness_shell(run, home, base_env, standin, shell, tmp_path):
+    ok(run("install", "claude", "codex", "antigravity", "crush"))
+    env = dict(base_env, **lich_env(standin))
+    commands = registered_commands(home)
+    for i, (provider, (command, cwd)) in enumerate(sorted(commands.items()), start=1):
+        result = subprocess.run([shell, "-c", command], input=json.dumps(PAYLOADS[provider]).encode(),
+                                env=env, cwd=str(cwd or tmp_path), capture_output=True, timeout=30)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == (b"{}" if provider == "antigravity" else b"")
+        reports = standin.wait_for(i, timeout=10)
+        assert len(reports) == i
+        assert reports[-1].verdict == "accepted"
+        assert reports[-1].accepted["provider"] == provider
+        sid = PAYLOADS[provider].get("session_id") or PAYLOADS[provider]["conversationId"]
+        assert reports[-1].accepted["provider_session_id"] == sid
+
+
+def test_registered_commands_run_from_a_home_with_spaces_and_quotes(tmp_path, pyz, base_env, standin):
+    home = tmp_path / "Jo's home (R&D) ü"
+    home.mkdir()
+    env = dict(base_env, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
+               XDG_DATA_HOME=str(home / ".local" / "share"), XDG_STATE_HOME=str(home / ".local" / "state"))
+    ok(subprocess.run([sys.executable, str(pyz), "install", "claude", "crush"], env=env, capture_output=True, timeout=60))
+    command = load(home / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert "'" in command  # it needed quoting
+    for cmd in (command, load(home / ".config" / "crush" / "crush.json")["hooks"]["PreToolUse"][0]["command"]):
+        result = subprocess.run(["sh", "-c", cmd], input=json.dumps(PAYLOADS["crush"]).encode(),
+                                env=dict(env, **lich_env(standin)), capture_output=True, timeout=30)
+        assert result.returncode == 0, result.stderr
+    reports = standin.wait_for(2, timeout=10)
+    assert [r.verdict for r in reports] == ["accepted", "accepted"]
+
+
+def test_crushrc_command_reports(run, home, base_env, standin):
+    conf = home / ".config" / "crush"
+    conf.mkdir(parents=True)
+    (conf / "crushrc").write_text(RC)
+    ok(run("install", "crush"))
+    command = crushrc_command((conf / "crushrc").read_text())
+    result = subprocess.run(["sh", "-c", command], input=json.dumps(PAYLOADS["crush"]).encode(),
+                            env=dict(base_env, **lich_env(standin)), capture_output=True, timeout=30)
+    assert result.returncode == 0
+    assert standin.wait_for(1, timeout=10)[0].accepted["provider"] == "crush"
+
+
+def test_claude_code_hooks_run_as_registered(run, home, base_env):
+    ok(run("install", "claude"))
+    hooks = load(home / ".claude" / "settings.json")["hooks"]
+    payload = json.dumps({"session_id": "0b3f5c1e-aaaa", "hook_event_name": "SessionStart", "source": "startup"})
+    start = subprocess.run(["bash", "-c", hooks["SessionStart"][0]["hooks"][1]["command"]], input=payload.encode(),
+                           env=base_env, capture_output=True, timeout=30)
+    assert start.returncode == 0
+    assert "0b3f5c1e-aaaa" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    stop = subprocess.run(["bash", "-c", hooks["Stop"][0]["hooks"][0]["command"]],
+                          input=b'{"session_id": "0b3f5c1e-aaaa", "stop_hook_active": false}',
+                          env=base_env, capture_output=True, timeout=30)
+    assert stop.returncode == 0 and b"block" not in stop.stdout
+
+
+# -- doctor ------------------------------------------------------------------------------
+
+
+def test_doctor_reports_and_finds_problems(run, home, standin):
+    ok(run("install", "claude"))
+    result = run("doctor", env=lich_env(standin))
+    out = result.stdout.decode()
+    assert result.returncode == 0, out
+    assert "registered: yes" in out and sh(home, "claude-code", "stop") in out
+    assert f"archive: {stable(home)} (exists)" in out
+    assert "inside lich:        yes" in out and standin.token not in out
+    assert "waits folder:" in out and "verdict: no problem found" in out
+
+    stable(home).unlink()
+    result = run("doctor")
+    out = result.stdout.decode()
+    assert result.returncode == 1
+    assert "inside lich:        no" in out
+    problems = [l for l in out.splitlines() if l.startswith("problem: claude:")]
+    assert problems and all("Fix:" in l for l in problems)
+    assert any("archive that is missing" in l and "install claude" in l for l in problems)
+
+
+def test_doctor_flags_a_detected_harness_without_lichhook(run, home):
+    (home / ".codex").mkdir()
+    result = run("doctor")
+    assert result.returncode == 1
+    assert "problem: codex: detected but lichhook is not registered. Fix:" in result.stdout.decode()
+
+
+def test_doctor_flags_an_incomplete_registration(run, home):
+    ok(run("install", "claude"))
+    settings = home / ".claude" / "settings.json"
+    data = load(settings)
+    del data["hooks"]["Stop"]
+    settings.write_text(json.dumps(data))
+    result = run("doctor")
+    assert result.returncode == 1
+    assert "incomplete or out of date" in result.stdout.decode()
+
+
+# -- Windows spellings, rendered on this machine ------------------------------------------
+
+
+def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
+    from lichhook.install import files
+    from lichhook.install.claude import Claude
+    from lichhook.install.codex import Codex
+    from lichhook.install.harness import Env
+    from lichhook.install.target import Target
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = Env({"USERPROFILE": str(home), "PATH": ""}, windows=True)
+    python = "C:\\Users\\Zoë\\AppData\\Local\\Programs\\Python\\Python312\\python.exe"
+    archive = "C:\\Users\\Zoë\\AppData\\Local\\lichhook\\lichhook.pyz"
+    target = Target(python, archive, windows=True, short_path=lambda p: None)
+    for edit in Claude(env).install(target) + Codex(env).install(target):
+        files.apply(edit)
+    hooks = load(home / ".claude" / "settings.json")["hooks"]
+    assert hooks["Stop"][0]["hooks"][0] == {"type": "command", "command": python,
+                                            "args": [archive, "claude-code", "stop"], "timeout": 10}
+    codex = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]
+    assert codex["commandWindows"] == f"{python} {archive} codex"
+    assert codex["command"] == "C:/Users/Zoë/AppData/Local/Programs/Python/Python312/python.exe " \
+                               "C:/Users/Zoë/AppData/Local/lichhook/lichhook.pyz codex"
+    # uninstall recognises what it wrote
+    for edit in Claude(env).uninstall(target) + Codex(env).uninstall(target):
+        files.apply(edit)
+    assert not (home / ".claude" / "settings.json").exists() and not (home / ".codex" / "hooks.json").exists()
