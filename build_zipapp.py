@@ -125,7 +125,10 @@ def write_archive(files: dict, out: Path) -> None:
     with zipfile.ZipFile(buffer, "w") as zf:
         for name in sorted(files):
             info = zipfile.ZipInfo(name, date_time=stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            # Bytecode is stored: every hook run reads its .pyc, and inflating them costs
+            # an import of zlib plus a decompression per module. The .py, only read by
+            # other Python versions, stay deflated.
+            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             info.create_system = 3  # unix, so the mode reads the same everywhere
             zf.writestr(info, files[name], compresslevel=6)

@@ -14,3 +14,8 @@ BUILTIN = {
     "opencode": "opencode",
     "omp": "omp",
 }
+
+# provider id -> its adapter's stdout verdict, where not empty. A hook run outside lich
+# prints only this, so it need not load the adapter's module (a test holds this table
+# equal to every built-in adapter's ``verdict``).
+VERDICTS = {"antigravity": "{}"}

@@ -193,15 +193,19 @@ class Case:
         self.env, self.check, self.prepare, self.note = env, check, prepare, note
         self.label = name
         self.times: list = []
+        self.cpu: list = []  # user + system CPU seconds of the process and its children
         self.failures: list = []
         self.skipped = ""
 
     def run_once(self) -> float:
         if self.prepare:
             self.prepare()
+        before = _children_cpu()
         start = time.perf_counter()
         proc = subprocess.run(self.argv, input=self.stdin, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         elapsed = time.perf_counter() - start
+        if before is not None:
+            self.cpu.append(_children_cpu() - before)
         problem = None
         if proc.returncode != 0:
             problem = f"exit {proc.returncode}: {proc.stderr.decode('utf-8', 'replace').strip()[-300:]}"
@@ -210,6 +214,19 @@ class Case:
         if problem:
             self.failures.append(problem)
         return elapsed
+
+
+def _children_cpu():
+    """User + system CPU seconds of every child reaped so far (None where unknown).
+
+    CPU time is much less disturbed than wall time by other work on a shared machine,
+    so it is reported beside the wall-time figures the budgets use."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def clean_environment(home: Path) -> dict:
@@ -479,6 +496,7 @@ def measure(cases: list, runs: int, warmup: int) -> None:
             case.run_once()
     for case in live:
         case.failures.clear()
+        case.cpu.clear()
     for r in range(runs):
         k = r % len(live)
         for case in live[k:] + live[:k]:
@@ -509,6 +527,7 @@ def summarize(cases: list) -> list:
                 "p90_ms": round(p90 * 1e3, 2),
                 "min_ms": round(min(case.times) * 1e3, 2),
                 "times_ms": [round(t * 1e3, 3) for t in case.times],
+                "cpu_median_ms": round(statistics.median(case.cpu) * 1e3, 2) if case.cpu else None,
                 "ratios": {labels[b]: round(med / medians[b], 3) for b in BASELINES if b in medians},
                 "failures": len(case.failures),
                 "first_failure": case.failures[0] if case.failures else None,
@@ -566,15 +585,16 @@ def table(results: list) -> str:
         for b in r.get("ratios", {}):
             if b not in present:
                 present.append(b)
-    head = ["case", "median ms", "p10-p90 ms"] + [f"x {b}" for b in present] + ["budget", "verdict"]
+    head = ["case", "median ms", "p10-p90 ms", "cpu ms"] + [f"x {b}" for b in present] + ["budget", "verdict"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 3) + ["---", "---"]) + "|"]
     for r in results:
         if r.get("skipped"):
-            cells = [r["case"], "-", "-"] + ["-"] * len(present)
+            cells = [r["case"], "-", "-", "-"] + ["-"] * len(present)
             budget = r.get("budget", {})
             cells += [f"<= {budget['max_ratio']:.2f}x {budget['against']}" if budget else "", "SKIP"]
         else:
-            cells = [r["case"], f"{r['median_ms']:.1f}", f"{r['p10_ms']:.1f}-{r['p90_ms']:.1f}"]
+            cpu = r.get("cpu_median_ms")
+            cells = [r["case"], f"{r['median_ms']:.1f}", f"{r['p10_ms']:.1f}-{r['p90_ms']:.1f}", "-" if cpu is None else f"{cpu:.1f}"]
             cells += [fmt_ratio(r["ratios"].get(b)) for b in present]
             budget = r.get("budget")
             if budget and "against" in budget:

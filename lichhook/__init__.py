@@ -5,12 +5,14 @@ not at import, because the hot report path imports this package and must not pay
 for pluggy when no plugin is in play.
 """
 
-from lichhook._version import __version__
-
 __all__ = ["Adapter", "__version__", "hookimpl", "hookspec"]
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # on demand: the hot paths never need it
+        from lichhook._version import __version__
+
+        return __version__
     if name in ("hookimpl", "hookspec"):
         from lichhook import hookspecs
 

@@ -26,10 +26,10 @@ def percent_encode(text: str) -> str:
 
 def session_start_body(session_id: str, provider_session_id: str, provider: str) -> bytes:
     """The compact JSON body lich expects: exactly the three contract keys."""
-    import json
+    from lichhook import fastjson
 
     body = {"session_id": session_id, "provider_session_id": provider_session_id, "provider": provider}
-    return json.dumps(body, separators=(",", ":")).encode("ascii")
+    return fastjson.dumps(body, separators=(",", ":")).encode("ascii")
 
 
 def build_request(port: int, token: str, path: str, body: bytes, release: str = CONTRACT_RELEASE) -> bytes:

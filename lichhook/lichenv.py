@@ -1,6 +1,8 @@
 """Reading the LICH_* variables lich puts in every session's environment."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: that line imports __future__ at run time
+# (~0.1 ms) and this module runs on every hook, so annotations that name
+# type-checking-only types are written as strings.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +25,7 @@ class LichTarget:
         return f"LichTarget(port={self.port}, session_id={self.session_id!r})"
 
 
-def parse_port(text: str) -> int | None:
+def parse_port(text: str) -> "int | None":
     """A decimal port 1-65535 written with ASCII digits only, else None."""
     if not (1 <= len(text) <= 5) or not all("0" <= c <= "9" for c in text):
         return None
@@ -31,7 +33,7 @@ def parse_port(text: str) -> int | None:
     return port if 1 <= port <= 65535 else None
 
 
-def lich_target(environ: Mapping[str, str]) -> LichTarget | str:
+def lich_target(environ: "Mapping[str, str]") -> "LichTarget | str":
     """The report target, or a sentence saying why this process is not inside lich.
 
     Every variable must be set and not blank; LICH_PORT must be a decimal port.
@@ -41,5 +43,9 @@ def lich_target(environ: Mapping[str, str]) -> LichTarget | str:
         return "not inside lich: " + ", ".join(missing) + (" is" if len(missing) == 1 else " are") + " unset or blank"
     port = parse_port(environ["LICH_PORT"])
     if port is None:
-        return f"LICH_PORT {environ['LICH_PORT']!r} is not a decimal port 1-65535"
+        text = environ["LICH_PORT"]
+        # Echo only what could be a mistyped port: a long value, or one holding the token
+        # (variables swapped by mistake), must not put the token in the debug output.
+        shown = repr(text) if len(text) <= 12 and environ["LICH_TOKEN"] not in text else f"({len(text)} characters)"
+        return f"LICH_PORT {shown} is not a decimal port 1-65535"
     return LichTarget(port, environ["LICH_TOKEN"], environ["LICH_SESSION_ID"])

@@ -5,7 +5,9 @@ importing it (about 10 ms the hot hooks cannot spare); a test holds them equal t
 platformdirs. On Windows, whose folders come from the shell API, platformdirs is asked.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: that line imports __future__ at run time
+# (~0.1 ms) and this module runs on every hook, so annotations that name
+# type-checking-only types are written as strings.
 
 import os
 import sys
@@ -17,14 +19,14 @@ if TYPE_CHECKING:
 APP = "lichhook"
 
 
-def _xdg(environ: Mapping[str, str], variable: str, default: str) -> str:
+def _xdg(environ: "Mapping[str, str]", variable: str, default: str) -> str:
     value = environ.get(variable, "")
     if not value.strip():
         value = os.path.expanduser(default)
     return value
 
 
-def user_config_dir(environ: Mapping[str, str] = os.environ) -> str:
+def user_config_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_config_dir("lichhook", appauthor=False)."""
     if sys.platform == "darwin":
         return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
@@ -35,7 +37,7 @@ def user_config_dir(environ: Mapping[str, str] = os.environ) -> str:
     return os.path.join(_xdg(environ, "XDG_CONFIG_HOME", "~/.config"), APP)
 
 
-def user_state_dir(environ: Mapping[str, str] = os.environ) -> str:
+def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_state_dir("lichhook", appauthor=False)."""
     if sys.platform == "darwin":
         return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
@@ -46,14 +48,14 @@ def user_state_dir(environ: Mapping[str, str] = os.environ) -> str:
     return os.path.join(_xdg(environ, "XDG_STATE_HOME", "~/.local/state"), APP)
 
 
-def user_data_dir(environ: Mapping[str, str] = os.environ) -> str:
+def user_data_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_data_dir("lichhook", appauthor=False); only cold paths use it."""
     import platformdirs
 
     return platformdirs.user_data_dir(APP, appauthor=False)
 
 
-def plugin_dir(environ: Mapping[str, str] = os.environ) -> str | None:
+def plugin_dir(environ: "Mapping[str, str]" = os.environ) -> "str | None":
     """The plugin folder: LICHHOOK_PLUGIN_DIR, else <user config dir>/plugins.
 
     A relative LICHHOOK_PLUGIN_DIR is refused (None): it would run code from whatever
@@ -65,7 +67,7 @@ def plugin_dir(environ: Mapping[str, str] = os.environ) -> str | None:
     return os.path.join(user_config_dir(environ), "plugins")
 
 
-def plugin_files(folder: str | None) -> list:
+def plugin_files(folder: "str | None") -> list:
     """The plugin files in ``folder``, sorted: ``*.py`` not starting with ``_`` or ``.``."""
     if not folder:
         return []
@@ -78,7 +80,7 @@ def plugin_files(folder: str | None) -> list:
     )
 
 
-def waits_dir(environ: Mapping[str, str] = os.environ, explicit: str | None = None) -> str:
+def waits_dir(environ: "Mapping[str, str]" = os.environ, explicit: "str | None" = None) -> str:
     """The waits folder: ``explicit`` (--waits-dir), else LICHHOOK_WAITS_DIR, else
     <user state dir>/waits."""
     if explicit:

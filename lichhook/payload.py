@@ -84,14 +84,18 @@ def parse_payload(raw: bytes) -> dict:
     """Decode UTF-8 (a BOM is allowed) and parse one JSON object, or raise PayloadError."""
     if not raw.strip():
         raise PayloadError("stdin is empty")
+    # One BOM is dropped by hand: the "utf-8-sig" codec would cost an import (~0.5 ms),
+    # while "utf-8" is built in. Error positions count from after the BOM, as that codec's do.
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
     try:
-        text = raw.decode("utf-8-sig")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PayloadError(f"stdin is not UTF-8 (byte {exc.start})") from None
-    import json
+    from lichhook import fastjson  # json's own parser, without json's 3 ms of imports
 
     try:
-        value = json.loads(text)
+        value = fastjson.loads(text)
     except ValueError as exc:  # JSONDecodeError, and RecursionError's cousins below
         raise PayloadError(f"stdin is not JSON: {exc}") from None
     except RecursionError:

@@ -6,7 +6,9 @@ stderr unless LICHHOOK_DEBUG=1. Its imports are kept to the minimum: this runs b
 every Antigravity model call and every Crush tool call.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: that line imports __future__ at run time
+# (~0.1 ms) and this module runs on every hook, so annotations that name
+# type-checking-only types are written as strings.
 
 import os
 import sys
@@ -18,34 +20,67 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 
-def resolve_adapter(provider: str, environ: Mapping[str, str], debug: Debug) -> object:
+_HOST = ""  # builtin_module's answer when the pluggy host must decide
+
+
+def builtin_module(provider: str, environ: "Mapping[str, str]") -> str:
+    """The module of the built-in adapter that serves ``provider`` unaided, or "" when the
+    pluggy host must decide: not a built-in, or the plugin folder holds plugin files
+    (which may replace it) or is refused."""
+    from lichhook.adapters import BUILTIN
+    from lichhook.paths import plugin_dir, plugin_files
+
+    module = BUILTIN.get(provider, _HOST)
+    if module:
+        folder = plugin_dir(environ)
+        if folder is None or plugin_files(folder):
+            return _HOST
+    return module
+
+
+def resolve_adapter(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object:
     """The adapter for ``provider``, or None.
 
     A built-in provider with no plugin files in the plugin folder is served straight
     from its module, which gives the same adapter the pluggy host would (a test holds
     them equal) without importing pluggy. Anything else goes through the host.
     """
+    return _resolve(provider, builtin_module(provider, environ), environ, debug)
+
+
+def _resolve(provider: str, module: str, environ: "Mapping[str, str]", debug: Debug) -> object:
+    if module:  # built-in ids are valid provider ids by construction
+        from importlib import import_module
+
+        return import_module(f"lichhook.adapters.{module}").ADAPTER
     from lichhook.adapter import provider_id_ok
-    from lichhook.adapters import BUILTIN
-    from lichhook.paths import plugin_dir, plugin_files
 
     if not provider_id_ok(provider):
         debug(f"{provider[:40]!r} is not a provider id; nothing sent")
         return None
-    folder = plugin_dir(environ)
-    if provider in BUILTIN and folder is not None and not plugin_files(folder):
-        from importlib import import_module
-
-        return import_module(f"lichhook.adapters.{BUILTIN[provider]}").ADAPTER
     from lichhook.host import find_adapter
 
     return find_adapter(provider, environ, debug)
 
 
-def run(provider: str, environ: Mapping[str, str] = os.environ) -> int:
+def run(provider: str, environ: "Mapping[str, str]" = os.environ) -> int:
     debug = Debug(environ)
     try:
-        adapter = resolve_adapter(provider, environ, debug)
+        module = builtin_module(provider, environ)
+        if module:
+            from lichhook.lichenv import lich_target
+
+            target = lich_target(environ)
+            if isinstance(target, str):
+                # Outside lich a built-in has only its verdict to print, and that is
+                # known without loading its module (a test holds VERDICTS equal to
+                # each adapter's verdict).
+                from lichhook.adapters import VERDICTS
+
+                write_verdict(VERDICTS.get(provider, ""))
+                debug(f"{provider}: {target}; nothing sent")
+                return 0
+        adapter = _resolve(provider, module, environ, debug)
     except Exception as exc:  # a broken plugin folder must not fail the turn
         debug(f"{provider}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
         return 0
@@ -71,7 +106,7 @@ def write_verdict(verdict: str) -> None:
         pass
 
 
-def report(provider: str, adapter: object, environ: Mapping[str, str], debug: Debug) -> None:
+def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug) -> None:
     from lichhook.lichenv import lich_target
 
     target = lich_target(environ)
