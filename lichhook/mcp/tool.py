@@ -1,0 +1,119 @@
+"""The ``claude_code_wait`` tool: its description and input schema, and one call of it."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from lichhook.waits.rules import OPS
+
+NAME = "claude_code_wait"
+ARGUMENTS = ("op", "by", "session", "what", "family", "id", "note")
+
+DESCRIPTION = (
+    "Record what this session is waiting for (a reply from another agent, a CI run, a review), "
+    "so the turn cannot end with the wait forgotten. Waits are kept under your name (by: who or "
+    "who@node) and bound to your session; pass the session id your SessionStart hook gave you. "
+    "Ops: add (what, optional family) opens a wait and returns its id; list shows your open waits; "
+    "watched (id, optional note) says a watcher now watches it; said (id, optional note) says you "
+    "told the operator about it; done (id) closes it; adopt takes your name over for this session "
+    "(after /clear, or when another session held it) and returns its open waits. A refused call "
+    "answers isError with a sentence saying why and what to do."
+)
+
+INPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "op": {
+            "type": "string",
+            "enum": list(OPS),
+            "description": "add, list, watched, said, done or adopt.",
+        },
+        "by": {
+            "type": "string",
+            "description": "Your name: 'who' (this machine) or 'who@node'. 1-64 letters, digits, '_', '-', '.'.",
+        },
+        "session": {
+            "type": "string",
+            "description": "Your current session id, exactly as the SessionStart hook gave it.",
+        },
+        "what": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 500,
+            "description": "add only (required): what you are waiting for, 1-500 characters.",
+        },
+        "family": {
+            "type": "string",
+            "maxLength": 100,
+            "description": "add only (optional): the event family the wait ends on, e.g. 'ci.build'.",
+        },
+        "id": {
+            "type": "string",
+            "description": "watched, said, done (required): the wait id, e.g. 'w1' (list shows them).",
+        },
+        "note": {
+            "type": "string",
+            "maxLength": 500,
+            "description": "watched, said (optional): who watches, or what you told the operator.",
+        },
+    },
+    "required": ["op", "by", "session"],
+    "additionalProperties": False,
+}
+
+TOOL = {
+    "name": NAME,
+    "title": "Waits of this session",
+    "description": DESCRIPTION,
+    "inputSchema": INPUT_SCHEMA,
+    "annotations": {
+        "title": "Waits of this session",
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    },
+}
+
+
+def _problem(arguments: dict) -> str | None:
+    """Why ``arguments`` do not fit the schema in a way run_op would not explain itself."""
+    unknown = sorted(k for k in arguments if k not in ARGUMENTS)
+    if unknown:
+        shown = ", ".join(repr(k[:40]) for k in unknown[:5])
+        return f"unknown argument {shown}; {NAME} takes {', '.join(ARGUMENTS)}"
+    for key in ("op", "by", "session"):
+        if arguments.get(key) is None:
+            if key == "op":
+                return f"op is required: one of {', '.join(OPS)}"
+            if key == "session":
+                return "session is required: the session id your SessionStart hook gave you"
+            return "by is required: your name, such as 'reviewer' or 'reviewer@myhost'"
+    return None
+
+
+def call(arguments: dict, waits_dir: str | None = None, structured: bool = True) -> dict:
+    """The tools/call result for ``arguments``: the answer as text, isError when refused."""
+    problem = _problem(arguments)
+    if problem:
+        op = arguments.get("op")
+        answer = {"ok": False, "op": op[:40] if isinstance(op, str) else None, "error": problem}
+    else:
+        from lichhook.waits.api import run_op
+
+        answer = run_op(
+            arguments["op"],
+            by=arguments["by"],
+            session=arguments["session"],
+            what=arguments.get("what"),
+            family=arguments.get("family"),
+            id=arguments.get("id"),
+            note=arguments.get("note"),
+            waits_dir=waits_dir,
+            environ=os.environ,
+        )
+    result: dict = {"content": [{"type": "text", "text": json.dumps(answer)}], "isError": not answer.get("ok")}
+    if structured:
+        result["structuredContent"] = answer
+    return result
