@@ -533,3 +533,31 @@ def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
     for edit in Claude(env).uninstall(target) + Codex(env).uninstall(target):
         files.apply(edit)
     assert not (home / ".claude" / "settings.json").exists() and not (home / ".codex" / "hooks.json").exists()
+
+
+# -- Pythons without a TOML reader (3.9, 3.10) -------------------------------------------
+
+OLD_PYTHONS = [p for p in (os.path.expanduser(f"~/.pyenv/versions/{v}/bin/python3") for v in ("3.9.18", "3.10.13"))
+               if os.path.exists(p)]
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python 3.9 or 3.10 here")
+@pytest.mark.parametrize("user_toml,added", [
+    (USER_TOML, True),
+    ('[mcp_servers.lichhook]\ncommand = "mine"\n', False),
+    ('mcp_servers = { other = { command = "x" } }\n', False),
+])
+def test_codex_toml_without_tomllib(run, home, user_toml, added):
+    import tomllib
+
+    codex = home / ".codex"
+    codex.mkdir()
+    (codex / "config.toml").write_text(user_toml)
+    ok(run("install", "codex", python=OLD_PYTHONS[0]))
+    text = (codex / "config.toml").read_text()
+    if added:
+        assert text.startswith(user_toml) and "lichhook" in tomllib.loads(text)["mcp_servers"]
+    else:
+        assert text == user_toml
+    ok(run("uninstall", "codex", python=OLD_PYTHONS[0]))
+    assert (codex / "config.toml").read_text() == user_toml

@@ -44,6 +44,9 @@ def main(argv: List[str]) -> int:
     if argv:
         sys.stderr.write(f"doctor takes no arguments (got {' '.join(argv)}); run: python lichhook.pyz doctor\n")
         return 2
+    from lichhook.install.cli import tolerant_output
+
+    tolerant_output()
     try:
         return _doctor(Env(), sys.stdout)
     except ConfigError as exc:
