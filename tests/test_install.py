@@ -561,3 +561,14 @@ def test_codex_toml_without_tomllib(run, home, user_toml, added):
         assert text == user_toml
     ok(run("uninstall", "codex", python=OLD_PYTHONS[0]))
     assert (codex / "config.toml").read_text() == user_toml
+
+
+def test_doctor_reports_a_config_that_does_not_parse(run, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{oops")
+    result = run("doctor")
+    out = result.stdout.decode()
+    assert result.returncode == 1
+    assert f"problem: claude: {settings} is not valid JSON" in out and "Fix:" in out
+    assert settings.read_text() == "{oops"

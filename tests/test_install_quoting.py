@@ -297,3 +297,9 @@ def test_textblock_put_and_remove_round_trip():
         assert textblock.find(added, begin, end)
         assert textblock.put(added, block, begin, end) == added
         assert textblock.remove(added, begin, end) == (text if text.endswith("\n") or not text else text + "\n")
+
+
+def test_edit_keeps_a_byte_order_mark():
+    raw = b'\xef\xbb\xbf{\r\n  "a": 1\r\n}\r\n'
+    new = jsonmerge.edit(raw, "x.json", lambda d: d.__setitem__("b", 2))
+    assert new == b'\xef\xbb\xbf{\r\n  "a": 1,\r\n  "b": 2\r\n}\r\n'

@@ -103,4 +103,5 @@ def edit(raw: Optional[bytes], path: str, change: Callable[[dict], Any]) -> Opti
         return raw
     if not data and verdict == "delete-if-empty":
         return None
-    return render(data, style)
+    bom = b"\xef\xbb\xbf" if raw is not None and raw.startswith(b"\xef\xbb\xbf") else b""
+    return bom + render(data, style)
