@@ -102,7 +102,7 @@ def write_verdict(verdict: str) -> None:
     try:
         sys.stdout.write(verdict)
         sys.stdout.flush()
-    except (OSError, ValueError):
+    except (AttributeError, OSError, ValueError):  # AttributeError: stdout closed, sys.stdout None
         pass
 
 
