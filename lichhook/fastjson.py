@@ -56,19 +56,22 @@ def _refuse(obj: object) -> object:
     raise TypeError  # json.dumps below raises json's own TypeError for ``obj``
 
 
-def dumps(obj: object, *, separators: tuple = (", ", ": "), ensure_ascii: bool = True) -> str:
-    """``json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii)``."""
-    if _c_make_scanner is not None:
+def dumps(obj: object, *, separators: tuple | None = None, ensure_ascii: bool = True, indent: int | None = None) -> str:
+    """``json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)``.
+
+    Indented output is json's own (its C encoder writes only unindented JSON)."""
+    if _c_make_scanner is not None and indent is None:
+        item_separator, key_separator = separators if separators is not None else (", ", ": ")
         try:
             if isinstance(obj, str):
                 return _c_encode_ascii(obj) if ensure_ascii else _c_encode_str(obj)
             encode = _c_make_encoder(
                 {}, _refuse, _c_encode_ascii if ensure_ascii else _c_encode_str, None,
-                separators[1], separators[0], False, False, True,
+                key_separator, item_separator, False, False, True,
             )
             return "".join(encode(obj, 0))
         except Exception:
             pass
     import json
 
-    return json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii)
+    return json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)

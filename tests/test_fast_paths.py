@@ -86,10 +86,10 @@ def test_loads_deep_nesting_raises_like_json():
 
 @QUICK
 @given(json_values | st.dictionaries(st.integers() | st.booleans() | st.none(), json_values, max_size=3),
-       st.sampled_from([(", ", ": "), (",", ":")]), st.booleans())
-def test_dumps_is_json_dumps(value, separators, ensure_ascii):
-    assert fastjson.dumps(value, separators=separators, ensure_ascii=ensure_ascii) == json.dumps(
-        value, separators=separators, ensure_ascii=ensure_ascii)
+       st.sampled_from([None, (", ", ": "), (",", ":")]), st.booleans(), st.sampled_from([None, None, 2]))
+def test_dumps_is_json_dumps(value, separators, ensure_ascii, indent):
+    assert fastjson.dumps(value, separators=separators, ensure_ascii=ensure_ascii, indent=indent) == json.dumps(
+        value, separators=separators, ensure_ascii=ensure_ascii, indent=indent)
 
 
 @pytest.mark.parametrize("value", [{"a": object()}, {(1,): 2}, [1, {1, 2}]])

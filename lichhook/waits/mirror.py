@@ -8,10 +8,10 @@ files that differ: a changed, missing or corrupt mirror is mended by the next op
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
+from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.rules import bound_sessions
 
