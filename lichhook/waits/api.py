@@ -112,7 +112,8 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
     except StoreError as exc:
         return _refusal(op, str(exc), name=name, session=session)
     except OSError as exc:
-        where = exc.filename or folder
+        # os.replace names the temporary file first; the file in the way is the second.
+        where = getattr(exc, "filename2", None) or exc.filename or folder
         if saved:
             # The op is in the store; saying it failed would invite a duplicate retry.
             answer.update(result)

@@ -112,12 +112,34 @@ def index_doc(node: str | None, state: dict, now: str) -> dict:
     return {"node": node, "updated": now, "names": names}
 
 
-def _read(path: str) -> object:
-    """The JSON in ``path``, or None if it is missing, unreadable or not JSON."""
+def read_regular(path: str) -> bytes | None:
+    """The bytes of ``path``, or None when it is not a regular file.
+
+    Opened without blocking: a FIFO put where a file belongs must not wedge an op that
+    holds the store's lock. Raises OSError as open() does.
+    """
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
     try:
-        with open(path, "rb") as f:
-            return json.loads(f.read().decode("utf-8"))
-    except (OSError, ValueError):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+def _read(path: str) -> object:
+    """The JSON in ``path``, or None if it is missing, unreadable, not a file or not JSON."""
+    try:
+        raw = read_regular(path)
+        return None if raw is None else json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
 
 

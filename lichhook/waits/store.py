@@ -13,7 +13,7 @@ import sys
 
 from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.mirror import atomic_write
+from lichhook.waits.mirror import atomic_write, read_regular
 from lichhook.waits.rules import FORMAT, empty_state
 
 STORE = "store.json"
@@ -124,15 +124,16 @@ def load(folder: str) -> dict:
     """The state in ``<folder>/store.json``; empty if there is none yet. Raises StoreError."""
     path = os.path.join(folder, STORE)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_regular(path)
     except FileNotFoundError:
         return empty_state()
     except OSError as exc:
         raise StoreError(f"cannot read the waits store {path}: {exc.strerror or exc}; check its permissions") from None
+    if raw is None:
+        raise StoreError(f"the waits store {path} is not a regular file; move it aside to start with no waits")
     try:
         state = json.loads(raw.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
         state = None
         problem: str | None = "it is not valid JSON (empty, truncated or overwritten)"
     else:
