@@ -572,3 +572,16 @@ def test_doctor_reports_a_config_that_does_not_parse(run, home):
     assert result.returncode == 1
     assert f"problem: claude: {settings} is not valid JSON" in out and "Fix:" in out
     assert settings.read_text() == "{oops"
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex", "antigravity", "crush", "opencode", "omp"])
+def test_every_harness_second_install_is_byte_identical(run, home, harness):
+    ok(run("install", harness))
+    before = snapshot(home)
+    assert before
+    result = ok(run("install", harness))
+    assert snapshot(home) == before
+    verbs = {line.split()[0] for line in result.stdout.decode().splitlines() if line.startswith("  ")}
+    assert verbs == {"unchanged"}
+    ok(run("uninstall", harness))
+    assert not [p for p in home.rglob("*") if p.is_file() and "lichhook" in p.read_text(errors="replace")]
