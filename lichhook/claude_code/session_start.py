@@ -106,7 +106,8 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
                      "stayed under the name it used before. Names on this node with open waits.")
         elif source == "fork":
             intro = ("This session is a fork, with an id of its own; the waits it started with "
-                     "stay with the session it was forked from. Names on this node with open waits.")
+                     "stay with the session it was forked from, which may still be running: adopt "
+                     "its name only if it is not. Names on this node with open waits.")
         lines.append(intro + " If one is yours, run its adopt call as printed to take it and its "
                      "waits over:")
         shown = fit([f"- {n.name}: {n.open} open, held by session {n.session}: "
