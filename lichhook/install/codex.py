@@ -198,9 +198,9 @@ class Codex(harness.Harness):
             span = find_block(text)
             if span:
                 block = text[span[0]:span[1]]
-                found.append(harness.Found(self.toml_path(), "mcp_servers.lichhook", " ".join(block.split()[-6:]),
-                                           _toml_value(block, "command"), _toml_first_arg(block),
-                                           target.owns(block) or target.archive in block))
+                python, archive = _toml_value(block, "command"), _toml_first_arg(block)
+                found.append(harness.Found(self.toml_path(), "mcp_servers.lichhook", f"{python} {archive} mcp",
+                                           python, archive, archive == target.archive))
         return found
 
 

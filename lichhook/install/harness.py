@@ -236,25 +236,25 @@ def split_command(handler: dict, windows: bool) -> tuple:
 
 
 def split_line(text: str) -> tuple:
-    """(python, archive) from a command line lichhook wrote in any of its forms."""
+    """(python, archive) from a command line lichhook wrote in any of its forms: the
+    PowerShell form (``& '...' '...'``), the PowerShell-and-cmd form (bare words and
+    double quotes, Windows paths), or a POSIX line."""
     from lichhook.install import quoting
 
     text = text.strip()
-    words: list
     if text.startswith("& "):
-        words, rest = [], text[2:]
         import re
 
-        words = [w.replace("''", "'") for w in re.findall(r"'((?:[^']|'')*)'", rest)]
-    elif "'" in text or "\\" not in text:
+        words = [w.replace("''", "'") for w in re.findall(r"'((?:[^']|'')*)'", text[2:])]
+    elif "\\" in text and "'" not in text:
+        words = quoting.split_dual(text)
+    else:
         import shlex
 
         try:
             words = shlex.split(text)
         except ValueError:
             return None, None
-    else:
-        words = quoting.split_dual(text)
     if len(words) < 2:
         return None, None
     return words[0], words[1]
