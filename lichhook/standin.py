@@ -107,6 +107,8 @@ class StandIn:
                 else:
                     body = self.rfile.read(length) if length else b""
                     report = standin.judge(self.command, self.path, self.headers.get("X-Lich-Plugin"), body)
+                # Recorded before answering: once a client has its answer, the report is visible.
+                standin._record(report)
                 reason = b"" if report.status == 204 else report.verdict.encode("utf-8") + b"\n"
                 self.send_response(report.status)
                 self.send_header("Content-Length", str(len(reason)))
@@ -115,7 +117,6 @@ class StandIn:
                 if reason:
                     self.wfile.write(reason)
                 self.close_connection = True
-                standin._record(report)
 
             do_POST = do_GET = do_PUT = do_DELETE = do_PATCH = _serve
 
