@@ -57,21 +57,73 @@ def _refuse(obj: object) -> object:
 
 
 def dumps(obj: object, *, separators: tuple | None = None, ensure_ascii: bool = True, indent: int | None = None) -> str:
-    """``json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)``.
-
-    Indented output is json's own (its C encoder writes only unindented JSON)."""
-    if _c_make_scanner is not None and indent is None:
-        item_separator, key_separator = separators if separators is not None else (", ", ": ")
+    """``json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)``."""
+    if _c_make_scanner is not None:
         try:
             if isinstance(obj, str):
                 return _c_encode_ascii(obj) if ensure_ascii else _c_encode_str(obj)
-            encode = _c_make_encoder(
-                {}, _refuse, _c_encode_ascii if ensure_ascii else _c_encode_str, None,
-                key_separator, item_separator, False, False, True,
-            )
-            return "".join(encode(obj, 0))
+            encode_str = _c_encode_ascii if ensure_ascii else _c_encode_str
+            if indent is None:
+                item_separator, key_separator = separators if separators is not None else (", ", ": ")
+                encode = _c_make_encoder({}, _refuse, encode_str, None, key_separator, item_separator,
+                                         False, False, True)
+                return "".join(encode(obj, 0))
+            if type(indent) is int and indent >= 0:
+                # json's C encoder does not indent (before 3.13), so this is json's
+                # Python encoder over plain data; anything else goes to json itself.
+                item_separator, key_separator = separators if separators is not None else (",", ": ")
+                out: list = []
+                _indented(obj, out, encode_str, "\n", " " * indent, item_separator, key_separator, 0)
+                return "".join(out)
         except Exception:
             pass
     import json
 
     return json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)
+
+
+class _NotPlain(Exception):
+    """A value the indenting encoder leaves to json (a subclass, a float key, a cycle...)."""
+
+
+_NAMED = {None: "null", True: "true", False: "false"}
+_MAX_DEPTH = 200  # deeper than any document lichhook writes; json handles the rest
+
+
+def _indented(obj, out, encode_str, newline, step, item_separator, key_separator, depth) -> None:
+    kind = type(obj)
+    if kind is str:
+        out.append(encode_str(obj))
+    elif obj is None or obj is True or obj is False:
+        out.append(_NAMED[obj])
+    elif kind is int:
+        out.append(int.__repr__(obj))
+    elif kind is float and obj == obj and obj not in (float("inf"), float("-inf")):
+        out.append(float.__repr__(obj))
+    elif kind is list or kind is tuple or kind is dict:
+        if not obj:
+            out.append("{}" if kind is dict else "[]")
+            return
+        if depth >= _MAX_DEPTH:
+            raise _NotPlain
+        inner = newline + step * (depth + 1)
+        out.append(("{" if kind is dict else "[") + inner)
+        first = True
+        if kind is dict:
+            for key, value in obj.items():
+                if type(key) is not str:
+                    raise _NotPlain  # json turns such keys into strings its own way
+                if not first:
+                    out.append(item_separator + inner)
+                first = False
+                out.append(encode_str(key) + key_separator)
+                _indented(value, out, encode_str, newline, step, item_separator, key_separator, depth + 1)
+        else:
+            for value in obj:
+                if not first:
+                    out.append(item_separator + inner)
+                first = False
+                _indented(value, out, encode_str, newline, step, item_separator, key_separator, depth + 1)
+        out.append(newline + step * depth + ("}" if kind is dict else "]"))
+    else:
+        raise _NotPlain

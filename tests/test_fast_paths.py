@@ -86,7 +86,7 @@ def test_loads_deep_nesting_raises_like_json():
 
 @QUICK
 @given(json_values | st.dictionaries(st.integers() | st.booleans() | st.none(), json_values, max_size=3),
-       st.sampled_from([None, (", ", ": "), (",", ":")]), st.booleans(), st.sampled_from([None, None, 2]))
+       st.sampled_from([None, (", ", ": "), (",", ":")]), st.booleans(), st.sampled_from([None, None, 0, 2, 4]))
 def test_dumps_is_json_dumps(value, separators, ensure_ascii, indent):
     assert fastjson.dumps(value, separators=separators, ensure_ascii=ensure_ascii, indent=indent) == json.dumps(
         value, separators=separators, ensure_ascii=ensure_ascii, indent=indent)
@@ -97,10 +97,21 @@ def test_dumps_refuses_like_json(value):
     assert outcome(fastjson.dumps, value) == outcome(json.dumps, value)
 
 
-def test_dumps_circular_raises_like_json():
+@pytest.mark.parametrize("indent", [None, 2])
+def test_dumps_circular_raises_like_json(indent):
     loop: list = []
     loop.append(loop)
-    assert outcome(fastjson.dumps, loop) == outcome(json.dumps, loop)
+    assert outcome(fastjson.dumps, loop, indent=indent) == outcome(json.dumps, loop, indent=indent)
+
+
+@pytest.mark.parametrize("value", [{"n": float("nan")}, [float("inf")], {1: "int key"}, {None: 1, 2.5: 2},
+                                   [True, False, None, 0, -1, 1.25], {"deep": [[[[[[{"x": ()}]]]]]]},
+                                   [[[[[[[[[[[1]]]]]]]]]]] * 2])
+def test_indented_dumps_match_json(value):
+    for indent in (0, 2):
+        for ensure_ascii in (True, False):
+            assert fastjson.dumps(value, indent=indent, ensure_ascii=ensure_ascii) == json.dumps(
+                value, indent=indent, ensure_ascii=ensure_ascii)
 
 
 # --- what each path imports, and how it exits -----------------------------------------------
