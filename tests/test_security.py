@@ -500,3 +500,51 @@ def test_no_code_runs_from_cwd_or_waits_folder(pyz, base_env, standin, tmp_path)
     assert sorted(os.listdir(markers)) == []
     # The runs did their real work: two reports per pass reached the stand-in.
     assert [r.status for r in standin.wait_for(4, timeout=5)] == [204] * 4
+
+
+# ---------------------------------------------------------------------------------------
+# The MCP server: hostile messages and hostile ids
+# ---------------------------------------------------------------------------------------
+
+def test_mcp_server_survives_hostile_lines_and_ids_and_touches_nothing(pyz, waits_tree):
+    if not archive_has(pyz, "lichhook/mcp"):
+        pytest.skip("lichhook/mcp has not landed")
+    root, waits, env = waits_tree
+    before = snapshot(root)
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "t", "version": "0"}}}).encode(),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
+        b"not json at all",
+        b"\xff\xfe\x00",
+        b"null",
+        b"[1, 2, 3]",
+        b"[" * 100_000,
+        b'{"jsonrpc": "2.0", "id": 2, "method": "' + b"x" * (2 << 20) + b'"}',  # past the line limit
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": "not an object"}).encode(),
+    ]
+    next_id = 10
+    for hostile in QUICK_HOSTILE + ["nul\x00byte"]:
+        for op in ("add", "list", "adopt", "done"):
+            variants = [{"op": op, "by": "rev", "session": hostile, "what": "x", "id": "w1"},
+                        {"op": op, "by": hostile, "session": "good-1", "what": "x", "id": "w1"}]
+            if op == "done":
+                variants.append({"op": op, "by": "rev", "session": "good-1", "id": hostile or "w0"})
+            for args in variants:
+                lines.append(json.dumps({"jsonrpc": "2.0", "id": next_id, "method": "tools/call",
+                                         "params": {"name": "claude_code_wait", "arguments": args}}).encode())
+                next_id += 1
+    stdin = b"\n".join(lines) + b"\n"
+    done = sh(pyz, dict(env, LICH_TOKEN=TOKEN), "mcp", stdin=stdin, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert b"Traceback" not in done.stderr
+    assert_no_token(done, "mcp")
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    by_id = {a.get("id"): a for a in answers}
+    assert by_id[1]["result"]["serverInfo"]
+    tool_answers = [by_id[i] for i in range(10, next_id)]  # every call answered
+    for a in tool_answers:
+        # Refused, whether as a tool error or a JSON-RPC error: never a success.
+        assert a.get("error") or a["result"]["isError"] is True, a
+    assert snapshot(root) == before

@@ -65,6 +65,8 @@ class Server:
             message = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
             return _error(None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
+        except RecursionError:  # one hostile line must not end the server
+            return _error(None, PARSE_ERROR, "Parse error: the line is JSON nested too deeply")
         if isinstance(message, list):
             # Batches left JSON-RPC-over-MCP in 2025-06-18; one message per line is all we take.
             return _error(None, INVALID_REQUEST, "Invalid Request: batches are not supported; send one message per line")
