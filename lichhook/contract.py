@@ -30,7 +30,7 @@ def parse_session_start(raw: bytes) -> Dict[str, str]:
         raise Rejected(f"body must be at most {BODY_LIMIT} bytes")
     try:
         body: Any = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # Go's decoder refuses deep nesting too
         raise Rejected("body must be a JSON object") from None
     if not isinstance(body, dict):
         raise Rejected("body must be a JSON object")

@@ -515,3 +515,32 @@ def test_an_undecodable_token_byte_is_survived(pyz, base_env, fault_server):
     assert done.returncode == 0 and done.stdout == b""
     assert b"Traceback" not in done.stderr
     assert b"QZX-secret" not in done.stderr and b"tail" not in done.stderr
+
+
+def test_the_stand_in_answers_400_to_a_body_nested_too_deeply(standin):
+    """lich's decoder refuses such a body; the stand-in must answer as lich, not drop the line."""
+    import urllib.error
+    import urllib.request
+
+    token = urllib.parse.quote(standin.token, safe="")
+    req = urllib.request.Request(f"http://127.0.0.1:{standin.port}/session-start?token={token}",
+                                 data=b"[" * 3000, method="POST", headers={"Content-Type": "application/json"})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        opener.open(req, timeout=5)
+    assert refused.value.code == 400
+    (report,) = standin.wait_for(1, timeout=5)
+    assert report.status == 400 and "JSON object" in report.verdict
+
+
+@pytest.mark.parametrize("command", [["install", "claude"], ["doctor"]])
+def test_a_harness_config_nested_too_deeply_is_named_not_a_traceback(run, home, command):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_bytes(b'{"hooks": ' + b"[" * 100_000)
+    before = settings.read_bytes()
+    done = run(*command, timeout=60)
+    assert done.returncode != 0
+    assert b"Traceback" not in done.stderr + done.stdout
+    assert str(settings).encode() in done.stderr + done.stdout
+    assert settings.read_bytes() == before

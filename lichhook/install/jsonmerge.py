@@ -69,7 +69,7 @@ def parse(raw: bytes, path: str) -> tuple:
         return {}, detect_style(text)
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise ConfigError(f"{path} is not valid JSON ({exc}); fix it, then run again. It was left untouched.")
     if not isinstance(data, dict):
         raise ConfigError(f"{path} holds a JSON {type(data).__name__}, not an object; fix it, then run again. It was left untouched.")
