@@ -569,10 +569,19 @@ def machine() -> dict:
 
 
 def interpreter(python: str) -> dict:
-    code = "import platform, sys; print(sys.executable); print(platform.python_implementation(), platform.python_version(), '|', sys.version.replace(chr(10), ' '))"
+    # The first line lists what start-up alone imported from outside the standard
+    # library through site .pth files (the light customize hooks of distributions
+    # aside): a lean interpreter imports nothing there.
+    code = (
+        "import sys; std = getattr(sys, 'stdlib_module_names', None); "
+        "extra = sorted({m.split('.')[0] for m in sys.modules} - set(std)) if std else []; "
+        "print(' '.join(m for m in extra if m not in ('__main__', 'sitecustomize', 'usercustomize', '_distutils_hack'))); "
+        "import platform; print(sys.executable); "
+        "print(platform.python_implementation(), platform.python_version(), '|', sys.version.replace(chr(10), ' '))"
+    )
     done = subprocess.run([python, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
-    executable, version = done.stdout.decode().splitlines()[:2]
-    return {"python": python, "executable": executable, "version": version}
+    site_extra, executable, version = done.stdout.decode().splitlines()[:3]
+    return {"python": python, "executable": executable, "version": version, "startup_imports": site_extra.split()}
 
 
 def fmt_ratio(value) -> str:
@@ -638,6 +647,9 @@ def main(argv: list | None = None) -> int:
 
     m, i = info["machine"], info["interpreter"]
     print(f"interpreter: {i['executable']} ({i['version'].split(' | ')[0]})")
+    if i["startup_imports"]:
+        print(f"note: this interpreter imports {', '.join(i['startup_imports'])} at every start (site .pth files);"
+              " that inflates every baseline and flatters every ratio: prefer a lean one (see docs/performance.md)")
     print(f"machine: {m['cpu']}, {m['cores']} cores, {m['system']}; load {m['load']} -> {m['load_after']}")
     print(f"{args.runs} interleaved rounds after {args.warmup} warm-up; times are whole processes\n")
     print(table(results))
