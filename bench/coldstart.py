@@ -246,17 +246,17 @@ def clean_environment(home: Path) -> dict:
     return env
 
 
-def write_empty_zipapp(folder: Path) -> Path:
+def write_empty_zipapp(folder: Path, python: str) -> Path:
     """A zipapp whose ``__main__`` does nothing, with its legacy unchecked-hash ``.pyc``,
-    written by the project's own archive writer so it has the same format."""
-    sys.path.insert(0, str(ROOT))
-    try:
-        from build_zipapp import compile_legacy_pyc, write_archive
-    finally:
-        sys.path.remove(str(ROOT))
-    source = b"pass\n"
+    written by the project's own archive writer so it has the same format, and by the
+    interpreter under test so the ``.pyc`` is one it uses."""
     out = folder / "empty.pyz"
-    write_archive({"__main__.py": source, "__main__.pyc": compile_legacy_pyc("__main__.py", source)}, out)
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+        "from build_zipapp import compile_legacy_pyc, write_archive; source = b'pass\\n'; "
+        "write_archive({'__main__.py': source, '__main__.pyc': compile_legacy_pyc('__main__.py', source)}, Path(sys.argv[2]))"
+    )
+    subprocess.run([python, "-c", code, str(ROOT), str(out)], check=True)
     return out
 
 
@@ -394,7 +394,7 @@ def build_cases(args, work: Path, server: LoopbackServer) -> list:
     adapters = archive_adapters(python, pyz)
     cases = [
         Case("python -c pass", "baseline", [python, "-c", "pass"], env=env),
-        Case("empty zipapp", "baseline", [python, str(write_empty_zipapp(work))], env=env),
+        Case("empty zipapp", "baseline", [python, str(write_empty_zipapp(work, python))], env=env),
     ]
     sh, curl, jq = shutil.which("sh"), shutil.which("curl"), shutil.which("jq")
     claude = adapters["claude"]
