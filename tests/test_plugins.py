@@ -17,9 +17,13 @@ from conftest import ROOT, lich_env
 @pytest.fixture(scope="session")
 def aider_site(tmp_path_factory):
     """The example plugin, pip-installed as a real distribution into its own folder."""
+    import shutil
+
     target = tmp_path_factory.mktemp("site")
+    # A copy, so the build leaves nothing behind in the checkout.
+    source = shutil.copytree(ROOT / "examples" / "lichhook-aider", tmp_path_factory.mktemp("src") / "aider")
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "--no-deps", "--target", str(target), str(ROOT / "examples" / "lichhook-aider")],
+                    "--no-deps", "--target", str(target), str(source)],
                    check=True, capture_output=True)
     return target
 
