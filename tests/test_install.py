@@ -585,3 +585,31 @@ def test_every_harness_second_install_is_byte_identical(run, home, harness):
     assert verbs == {"unchanged"}
     ok(run("uninstall", harness))
     assert not [p for p in home.rglob("*") if p.is_file() and "lichhook" in p.read_text(errors="replace")]
+
+
+DAMAGED = {"deep": "[" * 100000 + "]" * 100000, "list": "[1]", "number": "5"}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGED))
+@pytest.mark.parametrize("harness", ["codex", "opencode"])
+def test_doctor_names_a_registration_damaged_by_hand(run, home, harness, damage):
+    """A value lichhook wrote, since edited into another type or nested too deeply for
+    the parser, is a problem naming the file, never a traceback."""
+    value = DAMAGED[damage]
+    ok(run("install", harness))
+    if harness == "codex":
+        path = home / ".codex" / "config.toml"
+        prefix = "command = "
+    else:
+        path = home / ".config" / "opencode" / "plugins" / "lichhook.js"
+        prefix = "const PYTHON = "
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = [prefix + value + (";" if harness == "opencode" else "") + "\n" if l.startswith(prefix) else l
+             for l in lines]
+    path.write_text("".join(lines), encoding="utf-8")
+    result = run("doctor")
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert result.returncode == 1 and "Traceback" not in err, err
+    assert f"problem: {harness}: " in out and f"in {path} holds a command lichhook cannot read back" in out
+    ok(run("uninstall", harness))
+    assert "lichhook" not in (path.read_text() if path.exists() else "")

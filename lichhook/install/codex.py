@@ -205,25 +205,14 @@ class Codex(harness.Harness):
 
 
 def _toml_value(block: str, key: str) -> Optional[str]:
-    import json
-
     for line in block.splitlines():
         if line.startswith(key + " = "):
-            try:
-                return json.loads(line[len(key) + 3:])
-            except ValueError:
-                return None
+            return jsonmerge.string_literal(line[len(key) + 3:])
     return None
 
 
 def _toml_first_arg(block: str) -> Optional[str]:
-    import json
-
     for line in block.splitlines():
         if line.startswith("args = "):
-            try:
-                value = json.loads(line[len("args = "):])
-                return value[0] if value and isinstance(value[0], str) else None
-            except ValueError:
-                return None
+            return jsonmerge.string_list_head(line[len("args = "):])
     return None

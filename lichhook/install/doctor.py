@@ -99,11 +99,15 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
         out.write(f"      command: {f.text}\n")
         out.write(f"      python:  {f.python} ({_exists(f.python)})\n")
         out.write(f"      archive: {f.archive} ({_exists(f.archive)})\n")
-        if _exists(f.python) in ("MISSING", "NOT FOUND on PATH", "unreadable"):
+        if f.python is None or f.archive is None:
+            problems.append((h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
+                             f"run {_install_hint(h.name)} to write it again, or remove that entry from {f.path}"))
+            continue
+        if _exists(f.python) in ("MISSING", "NOT FOUND on PATH"):
             problems.append((h.name, f"{f.label} in {f.path} runs a Python that is missing ({f.python})",
                              f"run install {h.name} again with a working Python: {_install_hint(h.name)}"
                              if f.ours else f"remove that entry from {f.path}, or point it at a working Python"))
-        if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH", "unreadable"):
+        if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
             problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                              _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
     # Would an install change anything? Then the registration is incomplete or stale.

@@ -50,10 +50,7 @@ def baked_paths(raw: bytes) -> tuple:
         for name in ("PYTHON", "ARCHIVE"):
             prefix = f"const {name} = "
             if line.startswith(prefix) and line.endswith(";"):
-                try:
-                    values[name] = json.loads(line[len(prefix):-1])
-                except ValueError:
-                    pass
+                values[name] = jsonmerge.string_literal(line[len(prefix):-1])
     return values.get("PYTHON"), values.get("ARCHIVE")
 
 

@@ -76,6 +76,26 @@ def parse(raw: bytes, path: str) -> tuple:
     return data, detect_style(text)
 
 
+def string_literal(text: str) -> Optional[str]:
+    """The JSON string in ``text`` (a value lichhook wrote on one line of a config or
+    module), or None when it is not one: a person may have changed it since, into
+    anything from another type to arrays nested too deeply for the parser."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def string_list_head(text: str) -> Optional[str]:
+    """The first item of the JSON array in ``text`` when it is a string, else None."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value[0] if isinstance(value, list) and value and isinstance(value[0], str) else None
+
+
 def render(data: Any, style: Style) -> bytes:
     text = json.dumps(data, indent=style.indent, ensure_ascii=style.ensure_ascii,
                       separators=(",", ": ") if style.indent is not None else (", ", ": "))
