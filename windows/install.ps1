@@ -45,7 +45,9 @@ function Test-InWindowsApps([string]$Path) {
 # Runs a candidate and returns the interpreter's own sys.executable when it is a real
 # Python 3.9 or later, else $null.
 function Resolve-Python([string]$Exe, [string[]]$Prefix) {
-    $probe = 'import sys; print(sys.executable if sys.version_info >= (3, 9) else "")'
+    # No double quotes: Windows PowerShell 5.1 passes them to a native program unescaped,
+    # and the program's argument split then eats them.
+    $probe = 'import sys; sys.version_info >= (3, 9) and print(sys.executable)'
     try {
         $out = & $Exe @Prefix -c $probe 2>$null
     } catch {
