@@ -352,6 +352,36 @@ def test_an_interrupted_op_is_finished_by_the_next(env, waits):
     assert read(waits / "sessions" / "old.json")["name"] is None
 
 
+def test_a_store_moved_aside_leaves_no_mirror_listing_its_waits(env, waits):
+    """A corrupt store's refusal says to move it aside: the mirrors must then follow the new store."""
+    op(env, "add", by="a", session="sa", what="x")
+    op(env, "add", by="b", session="sb", what="y")
+    (waits / "store.json").rename(waits / "store.json.bad")
+    assert op(env, "list", by="c", session="sc")["ok"]
+    assert_consistent(waits)
+    assert read(waits / "sessions" / "sa.json")["waits"] == []
+
+
+def test_a_refused_op_still_mends_what_an_interrupted_op_left(env, waits):
+    op(env, "add", by="a", session="sa", what="x")
+    (waits / "store.json").rename(waits / "store.json.bad")
+    # The Stop hook's advice for sa: close w1. The new store has no such wait, so the op is
+    # refused; the mirror that kept the session's turn held must agree with the store anyway.
+    refused = op(env, "done", by="a", session="sa", id="w1")
+    assert refused["ok"] is False and "no open wait 'w1'" in refused["error"]
+    assert read(waits / "sessions" / "sa.json")["waits"] == []
+    assert read(waits / "index.json")["names"] == []
+    # Likewise after an op killed between the store and the mirrors.
+    op(env, "add", by="a", session="sa", what="x")
+    store = read(waits / "store.json")
+    store["names"][f"a@{NODE}"]["waits"] = []
+    (waits / "store.json").write_text(json.dumps(store), encoding="utf-8")
+    (waits / "store.dirty").write_bytes(b"")
+    assert op(env, "list", by="a", session="other")["ok"] is False
+    assert_consistent(waits)
+    assert not (waits / "store.dirty").exists()
+
+
 # ---- the command line -----------------------------------------------------------------------
 
 

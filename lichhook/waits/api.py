@@ -77,7 +77,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
     from lichhook.paths import waits_dir
     from lichhook.waits.mirror import make_private_folder, sync, utc_now
     from lichhook.waits.rules import empty_state
-    from lichhook.waits.store import FolderLock, StoreError, clear_dirty, is_dirty, load, mark_dirty, save
+    from lichhook.waits.store import FolderLock, StoreError, clear_dirty, load, mark_dirty, mirrors_suspect, save
 
     folder = os.path.abspath(waits_dir(environ, explicit_dir))
     now = utc_now()
@@ -96,10 +96,12 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
         make_private_folder(folder)
         with FolderLock(folder):
             state = load(folder)
-            full = is_dirty(folder)
+            full = mirrors_suspect(folder)
             try:
                 result, changed = apply(state, op, name, session, now, **args)
             except Refused as refused:
+                if full:
+                    _mend(folder, state, here, now)  # the mirrors must not wait for a successful op
                 return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
             if changed:
                 mark_dirty(folder)
@@ -131,3 +133,15 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
         )
     answer.update(result)
     return answer
+
+
+def _mend(folder: str, state: dict, node: str | None, now: str) -> None:
+    """Check every mirror against the unchanged store, for an op that is refused anyway."""
+    from lichhook.waits.mirror import sync
+    from lichhook.waits.store import clear_dirty
+
+    try:
+        sync(folder, state, node, now, full=True)
+        clear_dirty(folder)
+    except OSError:
+        pass  # the refusal is the answer; the next op tries again

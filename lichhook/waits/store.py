@@ -13,7 +13,7 @@ import sys
 
 from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.mirror import atomic_write, read_regular
+from lichhook.waits.mirror import SESSIONS, atomic_write, read_regular
 from lichhook.waits.rules import FORMAT, empty_state
 
 STORE = "store.json"
@@ -165,4 +165,16 @@ def clear_dirty(folder: str) -> None:
 
 def is_dirty(folder: str) -> bool:
     return os.path.exists(os.path.join(folder, DIRTY))
+
+
+def mirrors_suspect(folder: str) -> bool:
+    """Whether every mirror must be checked, not just those of the sessions holding names.
+
+    True after an op was cut short (``store.dirty``), and when there is no store but there
+    are session mirrors: the store was moved aside (as a corrupt store's refusal advises)
+    or deleted, and the mirrors still list the waits it held.
+    """
+    if is_dirty(folder):
+        return True
+    return not os.path.exists(os.path.join(folder, STORE)) and os.path.isdir(os.path.join(folder, SESSIONS))
 
