@@ -127,6 +127,7 @@ def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
     assert backup.read_text(encoding="utf-8") == USER_SETTINGS  # the first backup is kept
     assert not (home / ".claude.json").exists()  # lichhook created it, so it goes
     assert not stable(home).exists()  # nothing runs the archive any more
+    assert not stable(home).parent.exists()  # nor its folder, which install made for it
 
 
 def test_claude_mcp_merges_into_an_existing_claude_json(run, home):

@@ -203,3 +203,8 @@ def _drop_archive_if_unused(env: Env, target: Target, out) -> None:
         out.write(f"archive: removed {target.archive} (no harness runs it any more)\n")
     except OSError as exc:
         out.write(f"archive: could not remove {target.archive} ({exc.strerror or exc}); delete it by hand.\n")
+        return
+    try:
+        os.rmdir(os.path.dirname(target.archive))  # install made it for the archive alone
+    except OSError:
+        pass  # not empty: something else lives there, so it stays
