@@ -438,6 +438,32 @@ def test_a_damaged_store_does_not_wedge_the_hooks(pyz, seeded):
     assert "review" in out["hookSpecificOutput"]["additionalContext"]
 
 
+def test_once_an_op_finds_the_store_damaged_the_hooks_let_through_saying_why(pyz, seeded):
+    folder, env = seeded
+    store = folder / "store.json"
+    good = store.read_bytes()
+    store.write_bytes(good[:20])
+    # The model follows the Stop hook's advice; the op is refused for the store...
+    code, answer = wait_cli(pyz, env, "done", "--by", "rev", "--session", "s1", "--id", "w1")
+    assert code == 1 and str(store) in answer["error"]
+    # ...so holding the turn again would only ask for more refused commands.
+    out, err = hook(pyz, env, "stop", "s1")
+    assert out.get("decision") is None, out
+    assert out["systemMessage"] == err.rstrip("\n")
+    assert "let this stop through" in err and answer["error"] in err
+    out, err = hook(pyz, env, "session-start", "s1")
+    assert answer["error"] in out["systemMessage"]
+    assert answer["error"] in out["hookSpecificOutput"]["additionalContext"]
+    # Once the store loads again, the waits hold the turn again.
+    store.write_bytes(good)
+    code, answer = wait_cli(pyz, env, "list", "--by", "rev", "--session", "s1")
+    assert code == 0, answer
+    out, err = hook(pyz, env, "stop", "s1")
+    assert out.get("decision") == "block" and err == ""
+    out, err = hook(pyz, env, "session-start", "s1")
+    assert "systemMessage" not in out and err == ""
+
+
 def test_a_store_that_is_a_folder_is_refused(pyz, seeded):
     folder, env = seeded
     store = folder / "store.json"

@@ -65,6 +65,21 @@ def index_file(folder: str) -> str:
     return os.path.join(folder, "index.json")
 
 
+def store_problem(folder: str) -> str | None:
+    """Why the waits store cannot be used, as the last op refused for it, or None.
+
+    The waits module keeps ``store.broken`` while its store is corrupt or unreadable: the
+    wait commands the hooks print would all be refused until someone mends it.
+    """
+    try:
+        raw = read_regular_file(os.path.join(folder, "store.broken"), 2048)
+    except OSError:
+        return None
+    if raw is None:
+        return None
+    return raw.decode("utf-8", "replace").strip() or "the waits store cannot be used"
+
+
 def read_json(path: str) -> object:
     """The parsed file, or MISSING when it does not exist. Raises MirrorError otherwise."""
     raw = _read_bytes(path)

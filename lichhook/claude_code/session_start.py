@@ -19,6 +19,7 @@ from lichhook.claude_code.mirror import (
     index_file,
     load_index,
     load_session,
+    store_problem,
 )
 
 # Claude Code cuts hook output at 10,000 characters; stay well inside it, whatever the
@@ -55,6 +56,11 @@ def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
             problems.append(str(exc))
     for problem in problems:
         outcome.notice(f"lichhook SessionStart hook could not read all the waits records: {problem}")
+    broken = store_problem(folder.path)
+    if broken:
+        broken = "the wait commands are refused until the waits store is mended: " + broken
+        outcome.notice(f"lichhook SessionStart hook: {broken}")
+        problems.append(broken)
     text = context(session, payload.get("source"), own, names, folder, program(), problems)
     outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     return outcome
@@ -86,7 +92,7 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
     if sys.platform == "win32":
         lines.append("The commands here are for Bash; in PowerShell put & and a space before them.")
     if problems:
-        lines.append("(Some of the waits records could not be read: "
+        lines.append("(Trouble with the waits records: "
                      + clean("; ".join(problems), 400) + ")")
     if waits:
         lines.append("")

@@ -14,7 +14,7 @@ import sys
 
 from lichhook.claude_code import Folder, Outcome, let_through
 from lichhook.claude_code.commands import clean, program, wait_command
-from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session, read_regular_file
+from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session, read_regular_file, store_problem
 
 MAX_STRIKES = 3
 MAX_WAITS_SHOWN = 10
@@ -42,6 +42,14 @@ def stop(session: str, folder: Folder) -> Outcome:
     counter = counter_file(folder.path, session)
     if own is None or not holding:
         reset_counter(counter)
+        return outcome
+    broken = store_problem(folder.path)
+    if broken:
+        # Every command the advice would give is refused until the store is mended: say
+        # so to the operator, who can mend it, rather than hold the turn over it.
+        reset_counter(counter)
+        outcome.notice(f"{let_through('stop')}, although {len(holding)} wait(s) hold it, because "
+                       f"the wait commands cannot mark or close them: {clean(broken, 600)}")
         return outcome
     strikes = read_counter(counter)
     if strikes >= MAX_STRIKES:

@@ -77,7 +77,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
     from lichhook.paths import waits_dir
     from lichhook.waits.mirror import make_private_folder, sync, utc_now
     from lichhook.waits.rules import empty_state
-    from lichhook.waits.store import FolderLock, StoreError, clear_dirty, load, mark_dirty, mirrors_suspect, save
+    from lichhook.waits.store import FolderLock, StoreError, clear_dirty, mark_dirty, mirrors_suspect, open_store, save
 
     folder = os.path.abspath(waits_dir(environ, explicit_dir))
     now = utc_now()
@@ -95,7 +95,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
     try:
         make_private_folder(folder)
         with FolderLock(folder):
-            state = load(folder)
+            state = open_store(folder)
             full = mirrors_suspect(folder)
             try:
                 result, changed = apply(state, op, name, session, now, **args)

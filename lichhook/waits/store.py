@@ -19,11 +19,17 @@ from lichhook.waits.rules import FORMAT, empty_state
 STORE = "store.json"
 LOCK = "store.lock"
 DIRTY = "store.dirty"
+# Why the store cannot be used, for the hooks, which never read the store itself.
+BROKEN = "store.broken"
 LOCK_TIMEOUT = 10.0
 
 
 class StoreError(Exception):
     """The store cannot be used; the message is a sentence naming the file and the fix."""
+
+
+class StoreUnusable(StoreError):
+    """The store is corrupt, unreadable or not a file: no op can succeed until it is mended."""
 
 
 class FolderLock:
@@ -128,9 +134,9 @@ def load(folder: str) -> dict:
     except FileNotFoundError:
         return empty_state()
     except OSError as exc:
-        raise StoreError(f"cannot read the waits store {path}: {exc.strerror or exc}; check its permissions") from None
+        raise StoreUnusable(f"cannot read the waits store {path}: {exc.strerror or exc}; check its permissions") from None
     if raw is None:
-        raise StoreError(f"the waits store {path} is not a regular file; move it aside to start with no waits")
+        raise StoreUnusable(f"the waits store {path} is not a regular file; move it aside to start with no waits")
     try:
         state = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
@@ -139,11 +145,29 @@ def load(folder: str) -> dict:
     else:
         problem = _problem(state)
     if problem:
-        raise StoreError(
+        raise StoreUnusable(
             f"the waits store {path} is corrupt: {problem}; move it aside to start with no waits "
             "(the files in sessions/ still list the last known waits), or restore it from a backup"
         )
     return state  # type: ignore[return-value]
+
+
+def open_store(folder: str) -> dict:
+    """``load``, keeping ``store.broken`` in line: it holds the refusal while the store is
+    unusable, so that the hooks can say why the waits cannot be marked, and goes once the
+    store loads again. Call it with the lock held."""
+    broken = os.path.join(folder, BROKEN)
+    try:
+        state = load(folder)
+    except StoreUnusable as exc:
+        try:
+            atomic_write(broken, str(exc).encode("utf-8"))
+        except OSError:
+            pass  # the refusal still says it all to the caller
+        raise
+    if os.path.exists(broken):
+        os.unlink(broken)
+    return state
 
 
 def save(folder: str, state: dict) -> None:
