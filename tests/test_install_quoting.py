@@ -303,3 +303,69 @@ def test_edit_keeps_a_byte_order_mark():
     raw = b'\xef\xbb\xbf{\r\n  "a": 1\r\n}\r\n'
     new = jsonmerge.edit(raw, "x.json", lambda d: d.__setitem__("b", 2))
     assert new == b'\xef\xbb\xbf{\r\n  "a": 1,\r\n  "b": 2\r\n}\r\n'
+
+
+# -- the archive is planned before it is copied ------------------------------------------
+
+PY_LONG = "C:\\Program Files\\Python312\\python.exe"
+ARCHIVE_IN_SPACED_HOME = "C:\\Users\\Jo Smith\\AppData\\Local\\lichhook\\lichhook.pyz"
+# What GetShortPathNameW answers, which is only ever for paths that exist.
+SHORTS_BEFORE_COPY = {
+    PY_LONG: "C:\\PROGRA~1\\PYTHON~1\\python.exe",
+    "C:\\Users\\Jo Smith": "C:\\Users\\JOSMIT~1",
+    "C:\\Users\\Jo Smith\\AppData": "C:\\Users\\JOSMIT~1\\AppData",
+    "C:\\Users\\Jo Smith\\AppData\\Local": "C:\\Users\\JOSMIT~1\\AppData\\Local",
+}
+SHORTS_AFTER_COPY = dict(SHORTS_BEFORE_COPY, **{
+    "C:\\Users\\Jo Smith\\AppData\\Local\\lichhook": "C:\\Users\\JOSMIT~1\\AppData\\Local\\lichhook",
+    ARCHIVE_IN_SPACED_HOME: "C:\\Users\\JOSMIT~1\\AppData\\Local\\lichhook\\lichhook.pyz",
+})
+
+
+def test_first_install_writes_the_windows_lines_a_second_install_would():
+    first = Target(PY_LONG, ARCHIVE_IN_SPACED_HOME, windows=True, short_path=SHORTS_BEFORE_COPY.get)
+    second = Target(PY_LONG, ARCHIVE_IN_SPACED_HOME, windows=True, short_path=SHORTS_AFTER_COPY.get)
+    assert first.windows_line("codex") == second.windows_line("codex")
+    assert first.sh_line("crush") == second.sh_line("crush")
+    assert first.sh_line("crush") == ("C:/PROGRA~1/PYTHON~1/python.exe "
+                                      "C:/Users/JOSMIT~1/AppData/Local/lichhook/lichhook.pyz crush")
+    assert second.owns(first.windows_line("codex")[0]) and first.owns(second.sh_line("crush"))
+
+
+def rust_windows_arg(arg: str) -> str:
+    """How Rust's std::process::Command writes one argument into a Windows command line:
+    quoted when it holds a space or a tab, a double quote escaped as \\" (with the
+    backslashes before it doubled)."""
+    quote = not arg or " " in arg or "\t" in arg
+    out, backslashes = ['"'] if quote else [], 0
+    for c in arg:
+        if c == "\\":
+            backslashes += 1
+        else:
+            if c == '"':
+                out.append("\\" * (backslashes + 1))
+            backslashes = 0
+        out.append(c)
+    if quote:
+        out.append("\\" * backslashes + '"')
+    return "".join(out)
+
+
+def cmd_slash_c(line: str) -> str:
+    """What ``cmd /C <line>`` runs when the line starts with a quote and is not one quoted
+    program name: the line without its first and its last double quote."""
+    if line.startswith('"'):
+        last = line.rindex('"')
+        line = line[1:last] + line[last + 1:]
+    return line
+
+
+def test_codex_line_survives_rust_handing_it_to_cmd():
+    """Codex (Rust) runs commandWindows as one argument of ``%COMSPEC% /C``."""
+    target = Target(PY_LONG, ARCHIVE_IN_SPACED_HOME, windows=True, short_path=SHORTS_BEFORE_COPY.get)
+    line, warning = target.windows_line("codex")
+    assert warning is None
+    run = cmd_slash_c(rust_windows_arg(line))
+    assert cmd_exposed(run) == []
+    assert crt_split(run) == [SHORTS_BEFORE_COPY[PY_LONG],
+                              "C:\\Users\\JOSMIT~1\\AppData\\Local\\lichhook\\lichhook.pyz", "codex"]

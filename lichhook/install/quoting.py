@@ -131,20 +131,25 @@ def dual_command(argv: Sequence[str], short_path: Optional[Callable[[str], Optio
 
     The program comes first and must be a bare word: PowerShell prints a leading quoted
     string instead of running it, and cmd.exe reads PowerShell's ``&`` as a command
-    separator. A program path that cannot be bare is tried in its 8.3 short form
-    (``short_path``, e.g. ``C:\\PROGRA~1\\...``). The arguments may be double-quoted.
-    Raises QuotingError when no such line exists.
+    separator. A word that cannot be bare is tried in its 8.3 short form (``short_path``,
+    e.g. ``C:\\PROGRA~1\\...``); an argument without one is double-quoted. Quotes are
+    best avoided even there: a caller that passes the line on as one argument (Codex,
+    written in Rust, to ``cmd /C``) escapes them as ``\\"``, which cmd.exe does not
+    undo. Raises QuotingError when no such line exists.
     """
-    program, args = argv[0], list(argv[1:])
-    if not bare_word_ok(program):
-        short = short_path(program) if short_path else None
-        if not short or not bare_word_ok(short):
-            raise QuotingError(
-                f"the program path {program!r} has characters that need quoting, and no short (8.3) "
-                "form without them exists; PowerShell and cmd.exe need different quoting for it"
-            )
-        program = short
-    return " ".join([program] + [dual_quote(a) for a in args])
+    def bare(word: str) -> Optional[str]:
+        if bare_word_ok(word) and word[-1] != "\\":
+            return word
+        short = short_path(word) if short_path else None
+        return short if short and bare_word_ok(short) and short[-1] != "\\" else None
+
+    program = bare(argv[0])
+    if program is None:
+        raise QuotingError(
+            f"the program path {argv[0]!r} has characters that need quoting, and no short (8.3) "
+            "form without them exists; PowerShell and cmd.exe need different quoting for it"
+        )
+    return " ".join([program] + [bare(a) or dual_quote(a) for a in argv[1:]])
 
 
 def split_dual(line: str) -> list:

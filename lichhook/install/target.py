@@ -46,6 +46,25 @@ class Target:
     def argv(self, *args: str) -> List[str]:
         return [self.python, self.archive, *args]
 
+    def short(self, path: str) -> Optional[str]:
+        """The 8.3 short form of ``path``, also before its last parts exist: the archive
+        is planned before it is copied, and the first install must write what a second
+        one would, so the deepest existing folder is shortened and the rest kept."""
+        if self.short_path is None:
+            return None
+        import ntpath
+
+        head, rest = path, []
+        while True:
+            found = self.short_path(head)
+            if found:
+                return ntpath.join(found, *reversed(rest))
+            parent, name = ntpath.split(head)
+            if not name or parent == head:
+                return None
+            rest.append(name)
+            head = parent
+
     def _sh_path(self, path: str) -> str:
         """A path as a POSIX shell on Windows (Git Bash, Crush's interpreter) takes it:
         forward slashes, and the short form when that spares the quotes."""
@@ -54,7 +73,7 @@ class Target:
         forward = path.replace("\\", "/")
         if quoting.sh_quote(forward) == forward:
             return forward
-        short = self.short_path(path) if self.short_path else None
+        short = self.short(path)
         if short and quoting.sh_quote(short.replace("\\", "/")) == short.replace("\\", "/"):
             return short.replace("\\", "/")
         return forward
@@ -68,7 +87,7 @@ class Target:
         cmd.exe. The dual form works in both; when the paths make that impossible, the
         PowerShell form is used (Codex's usual Windows shell) and the warning says so."""
         try:
-            return quoting.dual_command(self.argv(*args), self.short_path), None
+            return quoting.dual_command(self.argv(*args), self.short), None
         except quoting.QuotingError as exc:
             return quoting.ps_command(self.argv(*args)), (
                 f"{exc}; wrote the PowerShell form, which cmd.exe cannot run")
@@ -79,10 +98,9 @@ class Target:
         forms = {self.archive, self._sh_path(self.archive)}
         forms |= {quoting.sh_quote(f) for f in list(forms)}
         forms.add(quoting.ps_quote(self.archive))
-        if self.short_path:
-            short = self.short_path(self.archive)
-            if short:
-                forms.add(short)
+        short = self.short(self.archive)
+        if short:
+            forms.add(short)
         return tuple(sorted(forms))
 
     def owns(self, text: str) -> bool:
