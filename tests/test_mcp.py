@@ -241,6 +241,18 @@ def test_tool_refusal_carries_the_cli_sentence(pyz, server_env, run, waits):
     assert json.loads(result["content"][0]["text"]) == json.loads(cli.stdout)
 
 
+def test_a_bad_session_is_what_the_caller_hears_first(pyz, server_env, waits):
+    calls = [{"session": "../../x"}, {"session": "a/b", "op": "list", "by": "r", "colour": "red"},
+             {"session": "CON", "by": "r"}, {"op": "list", "by": "r"}]
+    answers, _ = converse(pyz, server_env, [
+        req(i, "tools/call", {"name": TOOL, "arguments": arguments}) for i, arguments in enumerate(calls)])
+    errors = [json.loads(a["result"]["content"][0]["text"])["error"] for a in answers]
+    assert all(a["result"]["isError"] for a in answers)
+    assert [e.startswith("session id") for e in errors[:3]] == [True, True, True], errors
+    assert errors[3].startswith("session is required"), errors
+    assert not waits.exists()
+
+
 def test_an_over_long_line_is_refused_and_skipped(pyz, server_env):
     huge = "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"params\": {\"x\": \"" + "a" * (1 << 21) + "\"}}"
     answers, done = converse(pyz, server_env, [huge, req(2, "ping")])

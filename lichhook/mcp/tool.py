@@ -78,18 +78,27 @@ TOOL = {
 
 
 def _problem(arguments: dict) -> str | None:
-    """Why ``arguments`` do not fit the schema in a way run_op would not explain itself."""
+    """Why ``arguments`` do not fit the schema in a way run_op would not explain itself.
+
+    The session comes first, as in run_op: whatever else is wrong, a bad session id is
+    what the caller hears about.
+    """
+    from lichhook.ids import BadId, wait_session_id
+
+    if arguments.get("session") is None:
+        return "session is required: the session id your SessionStart hook gave you"
+    try:
+        wait_session_id(arguments["session"])
+    except BadId as exc:
+        return str(exc)
     unknown = sorted(k for k in arguments if k not in ARGUMENTS)
     if unknown:
         shown = ", ".join(repr(k[:40]) for k in unknown[:5])
         return f"unknown argument {shown}; {NAME} takes {', '.join(ARGUMENTS)}"
-    for key in ("op", "by", "session"):
-        if arguments.get(key) is None:
-            if key == "op":
-                return f"op is required: one of {', '.join(OPS)}"
-            if key == "session":
-                return "session is required: the session id your SessionStart hook gave you"
-            return "by is required: your name, such as 'reviewer' or 'reviewer@myhost'"
+    if arguments.get("op") is None:
+        return f"op is required: one of {', '.join(OPS)}"
+    if arguments.get("by") is None:
+        return "by is required: your name, such as 'reviewer' or 'reviewer@myhost'"
     return None
 
 
