@@ -481,6 +481,22 @@ def test_stdin_left_open_does_not_hang_the_hook(pyz, base_env, waits):
     assert json.loads(out)["decision"] == "block"
 
 
+@posix_shell
+@pytest.mark.parametrize("which", ["session-start", "stop"])
+@pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
+def test_a_hook_started_without_stdout_or_stderr_still_exits_0(pyz, base_env, waits, which, closed):
+    write_session(waits, "s-1", "me@box", [a_wait("w1", "CI")])
+    payloads = [stop_payload("s-1") if which == "stop" else start_payload("s-1"), "{}"]  # a result; a notice
+    for payload in payloads:
+        done = subprocess.run(["/bin/sh", "-c", f'"$0" "$1" claude-code {which} "$2" {closed}',
+                               sys.executable, str(pyz), str(waits)], input=payload.encode(),
+                              env=base_env, capture_output=True, timeout=30)
+        assert done.returncode == 0, (payload, done.stderr.decode()[-600:])
+        assert b"Traceback" not in done.stderr
+        if closed == "2>&-":
+            assert done.stdout.startswith(b"{") and done.stdout.count(b"\n") == 1
+
+
 def test_usage(run):
     bare = run("claude-code")
     assert bare.returncode == 1 and bare.stdout == b"" and b"session-start" in bare.stderr

@@ -141,7 +141,7 @@ def finish(outcome: Outcome) -> None:
     try:
         sys.stdout.write(line)
         sys.stdout.flush()
-    except (OSError, ValueError):
+    except (AttributeError, OSError, ValueError):  # AttributeError: started without stdout (None)
         pass
 
 
@@ -149,5 +149,5 @@ def _stderr(text: str) -> None:
     try:
         sys.stderr.write(text)
         sys.stderr.flush()
-    except (OSError, ValueError):
+    except (AttributeError, OSError, ValueError):  # AttributeError: started without stderr (None)
         pass
