@@ -413,6 +413,20 @@ def test_equals_form_and_help(run, env):
     assert done.returncode == 0 and b"adopt" in done.stdout
 
 
+@pytest.mark.skipif(sys.platform == "win32" or not os.path.exists("/bin/sh"), reason="closes fds in a POSIX shell")
+def test_started_without_stdout_or_stderr_the_op_stands_and_the_status_says_so(pyz, base_env, env, waits):
+    import subprocess
+
+    def sh(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["/bin/sh", "-c", 'archive="$1"; shift; "$0" "$archive" wait "$@" >&- 2>&-', sys.executable, str(pyz), *args],
+                              env={**base_env, **env}, capture_output=True, timeout=30)
+
+    assert sh("add", "--by", "rev", "--session", "s1", "--what", "x").returncode == 0
+    assert [w["what"] for w in op(env, "list")["waits"]] == ["x"]
+    assert sh("done", "--by", "rev", "--session", "s1", "--id", "w9").returncode == 1
+    assert sh("done", "--by", "rev").returncode == 2
+
+
 def test_the_api_never_raises(env, waits):
     (waits).mkdir()
     (waits / "store.lock").mkdir()  # the lock cannot be opened

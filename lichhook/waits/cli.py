@@ -81,12 +81,19 @@ def main(argv: list) -> int:
     try:
         op, options = parse(argv)
     except UsageError as exc:
-        sys.stderr.write(f"lichhook wait: {exc}\n\n{USAGE}")
+        _write(sys.stderr, f"lichhook wait: {exc}\n\n{USAGE}")
         return 2
     from lichhook.waits.api import run_op
 
     answer = run_op(op, **options)
     from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
 
-    sys.stdout.write(json.dumps(answer) + "\n")
+    _write(sys.stdout, json.dumps(answer) + "\n")
     return 0 if answer.get("ok") else 1
+
+
+def _write(stream, text: str) -> None:  # type: ignore[no-untyped-def]
+    # A process started with the stream closed has None here: the op stands all the same,
+    # and its exit status still says how it went.
+    if stream is not None:
+        stream.write(text)
