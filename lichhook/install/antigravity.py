@@ -15,7 +15,6 @@ import json
 import os
 
 from lichhook.install import harness, owned
-from lichhook.install.claude import found_entry, read_json_quietly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,11 +69,11 @@ class Antigravity(harness.Harness):
     def registrations(self, target: Target) -> List[harness.Found]:
         found = []
         path = os.path.join(self.plugin_dir(), "hooks.json")
-        data = read_json_quietly(path)
+        data = harness.read_json_quietly(path)
         if isinstance(data, dict):
             for integration in data.values():
                 for event, handler in harness.all_handlers(integration):
-                    found_entry(found, path, event, handler, target)
+                    harness.found_entry(found, path, event, handler, target)
         return found
 
     def notes(self, target: Target) -> List[str]:

@@ -78,79 +78,19 @@ class Claude(harness.Harness):
             return jsonmerge.edit(raw, settings, change)
 
         def add_mcp(raw):
-            def change(data):
-                servers = harness.hooks_table(data, mcp, "mcpServers")
-                server = self.mcp_server(target)
-                if servers.get("lichhook") != server:
-                    servers["lichhook"] = server
-            return jsonmerge.edit(raw, mcp, change)
+            return jsonmerge.edit(raw, mcp, lambda data: harness.put_server(data, mcp, "mcpServers",
+                                                                         self.mcp_server(target)))
 
         return [files.Edit(settings, add_hooks), files.Edit(mcp, add_mcp, mode=0o600)]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()
-
-        def remove_hooks(raw):
-            def change(data):
-                hooks = data.get("hooks")
-                if not isinstance(hooks, dict):
-                    return None
-                had = bool(hooks)
-                for event in ("SessionStart", "Stop"):
-                    harness.remove_groups(hooks, event, target.owns, settings)
-                harness.drop_if_empty(data, "hooks", had)
-                return created_by_lichhook(settings)
-            return jsonmerge.edit(raw, settings, change) if raw is not None else None
-
-        def remove_mcp(raw):
-            def change(data):
-                servers = data.get("mcpServers")
-                if not isinstance(servers, dict):
-                    return None
-                had = bool(servers)
-                if target.owns(harness.handler_text(servers.get("lichhook"))):
-                    del servers["lichhook"]
-                harness.drop_if_empty(data, "mcpServers", had)
-                return created_by_lichhook(mcp)
-            return jsonmerge.edit(raw, mcp, change) if raw is not None else None
-
-        return [files.Edit(settings, remove_hooks), files.Edit(mcp, remove_mcp)]
+        return [
+            files.Edit(settings, harness.removal(settings, lambda data: harness.drop_hooks(
+                data, ("SessionStart", "Stop"), target.owns, settings))),
+            files.Edit(mcp, harness.removal(mcp, lambda data: harness.drop_server(data, "mcpServers", target.owns))),
+        ]
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = []
-        settings = self.settings_path()
-        data = read_json_quietly(settings)
-        if isinstance(data, dict):
-            for event, handler in harness.all_handlers(data.get("hooks")):
-                found_entry(found, settings, event, handler, target)
-        mcp = self.mcp_path()
-        data = read_json_quietly(mcp)
-        servers = data.get("mcpServers") if isinstance(data, dict) else None
-        if isinstance(servers, dict) and isinstance(servers.get("lichhook"), dict):
-            found_entry(found, mcp, "mcpServers.lichhook", servers["lichhook"], target)
-        return found
-
-
-def created_by_lichhook(path: str) -> str:
-    """jsonmerge's delete request when lichhook made this file (no backup of a user's
-    original exists beside it), so uninstall leaves no empty file behind."""
-    return "" if os.path.exists(path + files.BACKUP_SUFFIX) else "delete-if-empty"
-
-
-def read_json_quietly(path: str) -> object:
-    """The parsed file, or None (absent or broken: doctor reports it separately)."""
-    try:
-        raw = files.read(path)
-        return jsonmerge.parse(raw, path)[0] if raw is not None else None
-    except jsonmerge.ConfigError:
-        return None
-
-
-def found_entry(found: list, path: str, label: str, handler: dict, target: Target) -> None:
-    """Record ``handler`` when it runs this archive, or any lichhook archive."""
-    text = harness.handler_text(handler)
-    ours = target.owns(text)
-    if not ours and "lichhook" not in text:
-        return
-    python, archive = harness.split_command(handler, target.windows)
-    found.append(harness.Found(path, label, text.replace("\n", " "), python, archive, ours))
+        return (harness.found_in_json(self.settings_path(), target)
+                + harness.found_in_json(self.mcp_path(), target, hooks=False, servers="mcpServers"))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 
 from lichhook.install import files, harness, jsonmerge, textblock
-from lichhook.install.claude import created_by_lichhook, found_entry, read_json_quietly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -161,19 +160,11 @@ class Codex(harness.Harness):
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
-
-        def remove_hooks(raw):
-            def change(data):
-                hooks = data.get("hooks")
-                if not isinstance(hooks, dict):
-                    return None
-                had = bool(hooks)
-                harness.remove_groups(hooks, "SessionStart", target.owns, hooks_path)
-                harness.drop_if_empty(data, "hooks", had)
-                return created_by_lichhook(hooks_path)
-            return jsonmerge.edit(raw, hooks_path, change) if raw is not None else None
-
-        return [files.Edit(hooks_path, remove_hooks), files.Edit(toml_path, lambda raw: remove_block(raw, toml_path))]
+        return [
+            files.Edit(hooks_path, harness.removal(hooks_path, lambda data: harness.drop_hooks(
+                data, ("SessionStart",), target.owns, hooks_path))),
+            files.Edit(toml_path, lambda raw: remove_block(raw, toml_path)),
+        ]
 
     def notes(self, target: Target) -> List[str]:
         return self._notes + [
@@ -182,12 +173,7 @@ class Codex(harness.Harness):
         ]
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = []
-        path = self.hooks_path()
-        data = read_json_quietly(path)
-        if isinstance(data, dict):
-            for event, handler in harness.all_handlers(data.get("hooks")):
-                found_entry(found, path, event, handler, target)
+        found = harness.found_in_json(self.hooks_path(), target)
         raw = None
         try:
             raw = files.read(self.toml_path())

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 
 from lichhook.install import files, harness, jsonmerge, quoting, textblock
-from lichhook.install.claude import created_by_lichhook, found_entry, read_json_quietly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,10 +76,8 @@ class Crush(harness.Harness):
             def change(data):
                 hooks = harness.hooks_table(data, path)
                 harness.set_flat(hooks, "PreToolUse", wanted, target.owns, path)
-                servers = harness.hooks_table(data, path, "mcp")
-                server = {"type": "stdio", "command": target.python, "args": [target.archive, "mcp"]}
-                if servers.get("lichhook") != server:
-                    servers["lichhook"] = server
+                harness.put_server(data, path, "mcp",
+                                   {"type": "stdio", "command": target.python, "args": [target.archive, "mcp"]})
             return jsonmerge.edit(raw, path, change)
 
         return [files.Edit(path, add)]
@@ -88,26 +85,11 @@ class Crush(harness.Harness):
     def _remove_json(self, target: Target) -> List[files.Edit]:
         path = self.json_path()
 
-        def remove(raw):
-            if raw is None:
-                return None
+        def change(data: dict) -> None:
+            harness.drop_hooks(data, ("PreToolUse",), target.owns, path, flat=True)
+            harness.drop_server(data, "mcp", target.owns)
 
-            def change(data):
-                hooks = data.get("hooks")
-                if isinstance(hooks, dict):
-                    had = bool(hooks)
-                    harness.remove_flat(hooks, "PreToolUse", target.owns, path)
-                    harness.drop_if_empty(data, "hooks", had)
-                servers = data.get("mcp")
-                if isinstance(servers, dict):
-                    had = bool(servers)
-                    if target.owns(harness.handler_text(servers.get("lichhook"))):
-                        del servers["lichhook"]
-                    harness.drop_if_empty(data, "mcp", had)
-                return created_by_lichhook(path)
-            return jsonmerge.edit(raw, path, change)
-
-        return [files.Edit(path, remove)]
+        return [files.Edit(path, harness.removal(path, change))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         rc = self.rc_path()
@@ -122,15 +104,7 @@ class Crush(harness.Harness):
         return [files.Edit(rc, remove_block)] + self._remove_json(target)
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = []
-        path = self.json_path()
-        data = read_json_quietly(path)
-        if isinstance(data, dict):
-            for event, handler in harness.all_handlers(data.get("hooks")):
-                found_entry(found, path, event, handler, target)
-            servers = data.get("mcp")
-            if isinstance(servers, dict) and isinstance(servers.get("lichhook"), dict):
-                found_entry(found, path, "mcp.lichhook", servers["lichhook"], target)
+        found = harness.found_in_json(self.json_path(), target, servers="mcp")
         try:
             raw = files.read(self.rc_path())
         except jsonmerge.ConfigError:

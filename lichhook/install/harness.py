@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 
+from lichhook.install import files, jsonmerge
 from lichhook.install.jsonmerge import ConfigError
 
 TYPE_CHECKING = False
@@ -218,6 +219,91 @@ def all_handlers(data: object) -> list:
                 if isinstance(handler, dict):
                     out.append((event, handler))
     return out
+
+
+# -- uninstall, MCP servers, and what doctor finds ------------------------------------
+
+
+def created_by_lichhook(path: str) -> str:
+    """jsonmerge's delete request when lichhook made this file (no backup of a user's
+    original exists beside it), so uninstall leaves no empty file behind."""
+    return "" if os.path.exists(path + files.BACKUP_SUFFIX) else "delete-if-empty"
+
+
+def removal(path: str, change: Callable[[dict], object]) -> Callable[[Optional[bytes]], Optional[bytes]]:
+    """An uninstall transform for a JSON config: ``change`` takes lichhook's entries out
+    of the loaded data; an absent file stays absent, and a file lichhook created goes
+    once nothing is left in it."""
+    def transform(raw: Optional[bytes]) -> Optional[bytes]:
+        if raw is None:
+            return None
+
+        def run(data: dict) -> str:
+            change(data)
+            return created_by_lichhook(path)
+        return jsonmerge.edit(raw, path, run)
+
+    return transform
+
+
+def put_server(data: dict, path: str, table: str, server: dict) -> None:
+    """``data[table]["lichhook"] = server``, leaving the table alone when it already is."""
+    servers = hooks_table(data, path, table)
+    if servers.get("lichhook") != server:
+        servers["lichhook"] = server
+
+
+def drop_server(data: dict, table: str, owns: Callable[[str], bool]) -> None:
+    servers = data.get(table)
+    if isinstance(servers, dict):
+        had = bool(servers)
+        if owns(handler_text(servers.get("lichhook"))):
+            del servers["lichhook"]
+        drop_if_empty(data, table, had)
+
+
+def drop_hooks(data: dict, events: tuple, owns: Callable[[str], bool], path: str, flat: bool = False) -> None:
+    """Take lichhook's handlers out of ``data["hooks"]`` under each event."""
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        had = bool(hooks)
+        for event in events:
+            (remove_flat if flat else remove_groups)(hooks, event, owns, path)
+        drop_if_empty(data, "hooks", had)
+
+
+def read_json_quietly(path: str) -> object:
+    """The parsed file, or None (absent or broken: doctor reports it separately)."""
+    try:
+        raw = files.read(path)
+        return jsonmerge.parse(raw, path)[0] if raw is not None else None
+    except ConfigError:
+        return None
+
+
+def found_entry(found: list, path: str, label: str, handler: dict, target: Target) -> None:
+    """Record ``handler`` when it runs this archive, or any lichhook archive."""
+    text = handler_text(handler)
+    ours = target.owns(text)
+    if not ours and "lichhook" not in text:
+        return
+    python, archive = split_command(handler, target.windows)
+    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours))
+
+
+def found_in_json(path: str, target: Target, hooks: bool = True, servers: str = "") -> List[Found]:
+    """lichhook's handlers in the file's ``hooks`` table and its server in ``servers``."""
+    found: list = []
+    data = read_json_quietly(path)
+    if not isinstance(data, dict):
+        return found
+    if hooks:
+        for event, handler in all_handlers(data.get("hooks")):
+            found_entry(found, path, event, handler, target)
+    table = data.get(servers) if servers else None
+    if isinstance(table, dict) and isinstance(table.get("lichhook"), dict):
+        found_entry(found, path, f"{servers}.lichhook", table["lichhook"], target)
+    return found
 
 
 # -- reading a registered command back ------------------------------------------------

@@ -18,7 +18,6 @@ import json
 import os
 
 from lichhook.install import files, harness, jsonmerge, owned
-from lichhook.install.claude import created_by_lichhook, found_entry, read_json_quietly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -123,42 +122,18 @@ class Omp(JsModuleHarness):
 
     def install(self, target: Target) -> List[files.Edit]:
         path = self.mcp_path()
+        server = {"command": target.python, "args": [target.archive, "mcp"]}
 
         def add(raw: Optional[bytes]) -> Optional[bytes]:
-            def change(data):
-                servers = harness.hooks_table(data, path, "mcpServers")
-                server = {"command": target.python, "args": [target.archive, "mcp"]}
-                if servers.get("lichhook") != server:
-                    servers["lichhook"] = server
-            return jsonmerge.edit(raw, path, change)
+            return jsonmerge.edit(raw, path, lambda data: harness.put_server(data, path, "mcpServers", server))
 
         return super().install(target) + [files.Edit(path, add)]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         path = self.mcp_path()
-
-        def remove(raw: Optional[bytes]) -> Optional[bytes]:
-            if raw is None:
-                return None
-
-            def change(data):
-                servers = data.get("mcpServers")
-                if not isinstance(servers, dict):
-                    return None
-                had = bool(servers)
-                if target.owns(harness.handler_text(servers.get("lichhook"))):
-                    del servers["lichhook"]
-                harness.drop_if_empty(data, "mcpServers", had)
-                return created_by_lichhook(path)
-            return jsonmerge.edit(raw, path, change)
-
-        return super().uninstall(target) + [files.Edit(path, remove)]
+        return super().uninstall(target) + [
+            files.Edit(path, harness.removal(path, lambda data: harness.drop_server(data, "mcpServers", target.owns)))]
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = super().registrations(target)
-        path = self.mcp_path()
-        data = read_json_quietly(path)
-        servers = data.get("mcpServers") if isinstance(data, dict) else None
-        if isinstance(servers, dict) and isinstance(servers.get("lichhook"), dict):
-            found_entry(found, path, "mcpServers.lichhook", servers["lichhook"], target)
-        return found
+        return (super().registrations(target)
+                + harness.found_in_json(self.mcp_path(), target, hooks=False, servers="mcpServers"))
