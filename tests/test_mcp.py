@@ -207,6 +207,29 @@ def test_garbage_lines_get_errors_and_the_server_survives(pyz, server_env):
     assert answers[-1]["result"] == {}
 
 
+def strict_json(line: bytes) -> object:
+    def refuse(word: str) -> object:
+        raise ValueError(f"{word} in an answer")
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_numbers_json_does_not_have_are_never_echoed(pyz, server_env):
+    lines = [
+        '{"jsonrpc": "2.0", "id": 1e400, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": -1e400, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": NaN, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": Infinity, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}',
+        req(2, "ping"),
+    ]
+    data = "".join(line + "\n" for line in lines).encode()
+    done = subprocess.run([sys.executable, str(pyz), "mcp"], input=data, env=server_env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    answers = [strict_json(line) for line in done.stdout.splitlines()]
+    codes = [(a["id"], a.get("error", {}).get("code")) for a in answers]
+    assert codes == [(None, -32600), (None, -32600), (None, -32700), (None, -32700), (1.5, None), (2, None)]
+
+
 def test_handshake_and_version_negotiation(pyz, server_env, waits):
     init = {"capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
     for asked, expected in [("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"),

@@ -47,8 +47,17 @@ class RpcError(Exception):
 
 
 def _valid_id(value: object) -> bool:
-    # MCP ids are strings or integers (never null); JSON-RPC also allows other numbers.
-    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    # MCP ids are strings or integers (never null); JSON-RPC also allows other numbers,
+    # but not one too large for a float (1e400), which could not be written back as JSON.
+    if isinstance(value, float):
+        return abs(value) < float("inf")
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _not_json(word: str) -> object:
+    # Python's json reads NaN and Infinity, which JSON does not have; echoed back in an
+    # answer they would make a line no client can parse.
+    raise ValueError(f"{word} is not a JSON value")
 
 
 class Server:
@@ -62,7 +71,7 @@ class Server:
     def handle_line(self, line: bytes) -> dict | None:
         """The answer to one line of input, or None when it needs none."""
         try:
-            message = json.loads(line.decode("utf-8"))
+            message = json.loads(line.decode("utf-8"), parse_constant=_not_json)
         except (UnicodeDecodeError, ValueError) as exc:
             return _error(None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
         except RecursionError:  # one hostile line must not end the server
