@@ -230,6 +230,26 @@ def test_numbers_json_does_not_have_are_never_echoed(pyz, server_env):
     assert codes == [(None, -32600), (None, -32600), (None, -32700), (None, -32700), (1.5, None), (2, None)]
 
 
+def test_lone_surrogates_are_answered_and_the_server_survives(pyz, server_env, waits):
+    call = {"name": TOOL, "arguments": {"op": "add", "by": "r", "session": "s", "what": "SURROGATE"}}
+    lines = [
+        '{"jsonrpc": "2.0", "id": 1, "method": "\\ud800"}',
+        '{"jsonrpc": "2.0", "id": "\\udc00", "method": "ping"}',
+        req(3, "tools/call", call).replace("SURROGATE", "x\\ud800"),  # the escape, as a client sends it
+        req(4, "ping"),
+    ]
+    data = "".join(line + "\n" for line in lines).encode()
+    done = subprocess.run([sys.executable, str(pyz), "mcp"], input=data, env=server_env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr[-800:]
+    answers = [strict_json(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, "\udc00", 3, 4]
+    assert answers[0]["error"]["code"] == -32601 and answers[1]["result"] == {}
+    refused = answers[2]["result"]
+    assert refused["isError"] is True and "half of a character" in refused["structuredContent"]["error"]
+    assert not (waits / "store.json").exists()
+
+
 def test_handshake_and_version_negotiation(pyz, server_env, waits):
     init = {"capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
     for asked, expected in [("2024-11-05", "2024-11-05"), ("2025-03-26", "2025-03-26"),

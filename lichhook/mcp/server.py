@@ -188,7 +188,9 @@ def serve(stdin, stdout, server: Server) -> None:  # type: ignore[no-untyped-def
             answer = server.handle_line(line)
         if answer is None:
             continue
-        stdout.write(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+        # ASCII: a lone surrogate escaped in a request (an id, a method name) is echoed as
+        # the same escape, where encoding it as UTF-8 would fail and end the server.
+        stdout.write(json.dumps(answer).encode("ascii") + b"\n")
         stdout.flush()
 
 
