@@ -159,6 +159,8 @@ def test_ids_are_never_reused_and_ops_on_waits(env, waits):
     ({"op": "add", "what": "   "}, "needs what"),
     ({"op": "add", "what": "x" * 501}, "501 characters"),
     ({"op": "add", "what": "a\x1bb"}, "control character"),
+    ({"op": "add", "what": "a\ud800b"}, "half of a character"),
+    ({"op": "said", "id": "w1", "note": "\udcff"}, "note contains U+DCFF"),
     ({"op": "add", "what": "x", "family": "no spaces"}, "family"),
     ({"op": "done"}, "needs id"),
     ({"op": "done", "id": "7"}, "not a wait id"),
@@ -425,6 +427,15 @@ def test_started_without_stdout_or_stderr_the_op_stands_and_the_status_says_so(p
     assert [w["what"] for w in op(env, "list")["waits"]] == ["x"]
     assert sh("done", "--by", "rev", "--session", "s1", "--id", "w9").returncode == 1
     assert sh("done", "--by", "rev").returncode == 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX passes argv as bytes")
+def test_text_the_command_line_cannot_decode_is_refused_by_name(run, env, waits):
+    assert op(env, "add", what="keep")["ok"]
+    before = listing(waits)
+    code, answer = cli(run, env, "add", "--by", "rev", "--session", "s1", "--what", b"caf\xe9")  # Latin-1
+    assert code == 1 and answer["error"].startswith("what contains U+DCE9, half of a character")
+    assert listing(waits) == before  # not even the mark of an op cut short
 
 
 def test_the_api_never_raises(env, waits):

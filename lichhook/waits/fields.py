@@ -24,6 +24,11 @@ def _text(value: object, what: str, max_len: int) -> str:
     for ch in value:
         if is_control(ch) and ch not in "\t\n":
             raise BadId(f"{what} contains control character U+{ord(ch):04X}; use plain text")
+        if "\ud800" <= ch <= "\udfff":
+            # A lone surrogate: a JSON escape such as \ud800, or a byte the command line
+            # could not decode. No UTF-8 file can hold it.
+            raise BadId(f"{what} contains U+{ord(ch):04X}, half of a character, not text; "
+                        "send it as UTF-8 text")
     return value
 
 
