@@ -166,7 +166,10 @@ def open_store(folder: str) -> dict:
             pass  # the refusal still says it all to the caller
         raise
     if os.path.exists(broken):
-        os.unlink(broken)
+        try:
+            os.unlink(broken)
+        except OSError:
+            pass  # Windows: a hook has it open this instant; the next op removes it
     return state
 
 
