@@ -2,8 +2,8 @@
 
 Each test starts the built archive in a subprocess with a real Claude Code payload on
 stdin and a real waits folder on disk. Mirrors are written by hand in the format the
-waits module publishes (docs/waits.md); the tests marked ``needs_wait_command`` drive the
-real ``wait`` command instead, end to end.
+waits module publishes (docs/waits.md); the round-trip tests drive the real ``wait``
+command instead, end to end.
 """
 
 from __future__ import annotations
@@ -17,13 +17,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 FAMILY_OFFER = "if this session's tool runner is granted it, otherwise start a watcher"
 
-needs_wait_command = pytest.mark.skipif(
-    not (ROOT / "lichhook" / "waits" / "cli.py").exists(),
-    reason="needs the wait command (lichhook/waits/cli.py)",
-)
 posix_shell = pytest.mark.skipif(sys.platform == "win32" or not os.path.exists("/bin/sh"),
                                  reason="runs the printed commands in a POSIX shell")
 
@@ -555,7 +550,6 @@ def shell(command: str, env: dict) -> subprocess.CompletedProcess:
 
 
 @posix_shell
-@needs_wait_command
 def test_clear_round_trip_with_the_wait_command(run, session_start, stop, base_env, waits):
     env = dict(base_env, LICHHOOK_NODE="box")
     added = run("wait", "add", "--by", "me", "--session", "s-old", "--what", "CI build of PR 12",
@@ -583,7 +577,6 @@ def test_clear_round_trip_with_the_wait_command(run, session_start, stop, base_e
 
 
 @posix_shell
-@needs_wait_command
 @pytest.mark.parametrize("mark", ["watched", "said", "done"])
 def test_printed_marking_commands_release_the_turn(run, stop, base_env, waits, mark):
     env = dict(base_env, LICHHOOK_NODE="box")
