@@ -230,7 +230,8 @@ def test_node_comes_from_lichhook_node_or_the_host(env, tmp_path):
     assert op({**env, "LICHHOOK_NODE": "Build-Box.Local"}, "list")["name"] == "rev@build-box.local"
     assert op(env, "list", by="rev@OtherHost", session="s2")["name"] == "rev@otherhost"
     bad = op({**env, "LICHHOOK_NODE": "bad_host"}, "list", session="s3")
-    assert bad["ok"] is False and "LICHHOOK_NODE" in bad["error"]
+    assert bad["ok"] is False and bad["error"].startswith("LICHHOOK_NODE is not usable: node 'bad_host'")
+    assert "unset it" in bad["error"]  # the fix, not only the fault
     from lichhook.waits.names import host_name
 
     plain = {"LICHHOOK_WAITS_DIR": str(tmp_path / "other")}

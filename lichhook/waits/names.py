@@ -27,7 +27,8 @@ def this_node(environ: Mapping[str, str] = os.environ) -> str:
         try:
             return wait_node(chosen)
         except BadId as exc:
-            raise BadId(f"LICHHOOK_NODE is not usable: {exc}") from None
+            raise BadId(f"LICHHOOK_NODE is not usable: {exc}; set it to this machine's host "
+                        "name, or unset it to use the host name, or pass by as who@node") from None
     host = host_name()
     try:
         return wait_node(host)
