@@ -614,3 +614,30 @@ def test_doctor_names_a_registration_damaged_by_hand(run, home, harness, damage)
     assert f"problem: {harness}: " in out and f"in {path} holds a command lichhook cannot read back" in out
     ok(run("uninstall", harness))
     assert "lichhook" not in (path.read_text() if path.exists() else "")
+
+
+def test_doctor_finds_no_problem_in_a_windows_registration_that_names_python_twice(tmp_path):
+    """On Windows the Codex hook names Python by its short form and the MCP block by its
+    long one; doctor must not call that registration out of date."""
+    import io
+
+    from lichhook.install import doctor, files
+    from lichhook.install.codex import Codex
+    from lichhook.install.harness import Env
+    from lichhook.install.target import Target
+
+    home = tmp_path / "home"
+    home.mkdir()
+    python, short = tmp_path / "Program Files" / "python.exe", tmp_path / "PROGRA~1" / "python.exe"
+    archive = tmp_path / "data" / "lichhook.pyz"
+    for path in (python, short, archive):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"")
+    env = Env({"USERPROFILE": str(home), "PATH": ""}, windows=True)
+    target = Target(str(python), str(archive), windows=True, short_path={str(python): str(short)}.get)
+    for edit in Codex(env).install(target):
+        files.apply(edit)
+    assert str(short) in load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]["commandWindows"]
+    problems: list = []
+    doctor._check(Codex(env), target, env, io.StringIO(), problems)
+    assert problems == []

@@ -111,10 +111,15 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
             problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                              _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
     # Would an install change anything? Then the registration is incomplete or stale.
-    registered_python = next((f.python for f in ours if f.python and os.path.isfile(f.python)), None)
-    check = Target(registered_python or target.python, target.archive, target.windows, target.short_path)
+    # Asked with each Python the entries name (one registration may name the same Python
+    # in its long and its short form) and this run's, it is stale only if it is for all.
+    pythons = [f.python for f in ours if f.python and os.path.isfile(f.python)] + [target.python]
     try:
-        pending = [p for p in (e.plan() for e in h.install(check)) if p.changed]
+        for python in dict.fromkeys(pythons):
+            check = Target(python, target.archive, target.windows, target.short_path)
+            pending = [p for p in (e.plan() for e in h.install(check)) if p.changed]
+            if not pending:
+                break
     except ConfigError as exc:
         problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
         return
