@@ -19,7 +19,6 @@ import io
 import os
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
 

@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 from typing import List
 
 from lichhook.debug import Debug

@@ -9,7 +9,6 @@ module spawns the real archive, which reports to the stand-in.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

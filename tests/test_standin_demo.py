@@ -10,9 +10,7 @@ import time
 import urllib.error
 import urllib.request
 
-import pytest
 
-from conftest import lich_env
 
 
 def test_demo_accepts_all_six_built_ins(run):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import sys
 
+from lichhook.diskio import read_regular
+
 MAX_MIRROR_BYTES = 8 << 20  # far above any real mirror; a bound for a hostile one
 
 
@@ -72,7 +74,7 @@ def store_problem(folder: str) -> str | None:
     wait commands the hooks print would all be refused until someone mends it.
     """
     try:
-        raw = read_regular_file(os.path.join(folder, "store.broken"), 2048)
+        raw = read_regular(os.path.join(folder, "store.broken"), 2048)
     except OSError:
         return None
     if raw is None:
@@ -102,7 +104,7 @@ def _read_bytes(path: str) -> bytes | None:
     tries = 5 if sys.platform == "win32" else 1
     for attempt in range(tries):
         try:
-            raw = read_regular_file(path, MAX_MIRROR_BYTES + 1)
+            raw = read_regular(path, MAX_MIRROR_BYTES + 1)
         except FileNotFoundError:
             return None
         except PermissionError as exc:
@@ -120,31 +122,6 @@ def _read_bytes(path: str) -> bytes | None:
             raise MirrorError(f"{path} is larger than {MAX_MIRROR_BYTES} bytes")
         return raw
     return None  # not reached
-
-
-def read_regular_file(path: str, limit: int) -> bytes | None:
-    """Up to ``limit`` bytes of ``path``, or None when it is not a regular file.
-
-    Opened without blocking, so a FIFO (or a device) put where a mirror belongs cannot
-    hang the hook waiting for a writer. Raises OSError as open() does.
-    """
-    import stat
-
-    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, total = [], 0
-        while total < limit:
-            chunk = os.read(fd, min(1 << 20, limit - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def valid_name(value: object) -> bool:

@@ -14,7 +14,8 @@ import sys
 
 from lichhook.claude_code import Folder, Outcome, let_through
 from lichhook.claude_code.commands import clean, program, wait_command
-from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session, read_regular_file, store_problem
+from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session, store_problem
+from lichhook.diskio import read_regular
 
 MAX_STRIKES = 3
 MAX_WAITS_SHOWN = 10
@@ -103,7 +104,7 @@ def advice(own: SessionWaits, holding: list, session: str, folder: Folder, prefi
 def read_counter(path: str) -> int:
     """Refusals in a row so far; anything unreadable counts as none (the write will tell)."""
     try:
-        value = int((read_regular_file(path, 32) or b"0").strip() or b"0")
+        value = int((read_regular(path, 32) or b"0").strip() or b"0")
     except (OSError, ValueError):
         return 0
     return max(0, value)
@@ -111,35 +112,14 @@ def read_counter(path: str) -> int:
 
 def write_counter(path: str, value: int) -> str | None:
     """Write ``value`` atomically; return why it failed, or None."""
-    folder = os.path.dirname(path)
-    temp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    from lichhook.diskio import write_atomic
+
     try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        with open(temp, "wb") as f:
-            f.write(b"%d\n" % value)
-        _replace(temp, path)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        write_atomic(path, b"%d\n" % value)
     except OSError as exc:
-        try:
-            os.remove(temp)
-        except OSError:
-            pass
         return f"{type(exc).__name__}: {exc.strerror or exc}"
     return None
-
-
-def _replace(src: str, dst: str) -> None:
-    # Windows refuses to replace a file another process has open; that passes quickly.
-    tries = 5 if sys.platform == "win32" else 1
-    for attempt in range(tries):
-        try:
-            os.replace(src, dst)
-            return
-        except PermissionError:
-            if attempt + 1 == tries:
-                raise
-            import time
-
-            time.sleep(0.02)
 
 
 def reset_counter(path: str) -> str | None:

@@ -9,8 +9,6 @@ is on disk at that moment, so a harness rewriting its own config between the two
 from __future__ import annotations
 
 import os
-import sys
-import time
 
 from lichhook.install.jsonmerge import ConfigError
 
@@ -96,39 +94,13 @@ class Planned:
         return text
 
 
-def _replace(src: str, dst: str) -> None:
-    """os.replace, retried briefly on Windows, where it fails while a reader holds the
-    target open."""
-    for attempt in range(20):
-        try:
-            os.replace(src, dst)
-            return
-        except PermissionError:
-            if sys.platform != "win32" or attempt == 19:
-                raise
-            time.sleep(0.05)
-
-
 def write_atomic(path: str, data: bytes, mode: Optional[int] = None) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, so a
     reader sees the old file or the new one, never half of either."""
-    folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.lichhook-{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        _replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
+    from lichhook import diskio
+
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    diskio.write_atomic(path, data, mode)
 
 
 def _keep_backup(path: str, before: bytes, mode: int) -> None:

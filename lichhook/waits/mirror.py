@@ -1,4 +1,4 @@
-"""Atomic file writes, and the mirrored files the hooks read.
+"""The mirrored files the hooks read.
 
 ``sessions/<session id>.json`` and ``index.json`` are derived from the store's state and
 rewritten under the store's lock, so after every op they agree with it. ``sync`` compares
@@ -12,13 +12,13 @@ import os
 import sys
 
 from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
+from lichhook.diskio import is_temporary, read_regular
+from lichhook.diskio import write_atomic as atomic_write
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.rules import bound_sessions
 
 SESSIONS = "sessions"
 INDEX = "index.json"
-TMP_SUFFIX = ".tmp"
-_O_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def utc_now() -> str:
@@ -31,52 +31,6 @@ def make_private_folder(path: str) -> None:
     """Create ``path`` (and parents) if missing; the folder itself gets mode 0700."""
     if not os.path.isdir(path):
         os.makedirs(path, 0o700, exist_ok=True)
-
-
-def _replace(src: str, dst: str) -> None:
-    if sys.platform != "win32":
-        os.replace(src, dst)
-        return
-    # Windows refuses to replace a file any process holds open (a hook reading it, an
-    # indexer): retry for about half a second before giving up.
-    import time
-
-    delay = 0.01
-    for _ in range(10):
-        try:
-            os.replace(src, dst)
-            return
-        except PermissionError:
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-    os.replace(src, dst)
-
-
-def atomic_write(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` so a reader sees the old file or the new one, never part.
-
-    The temporary file sits in the same folder (a rename across file systems is not
-    atomic), has a name no other process uses, is created 0600 and is flushed to disk
-    before it replaces the target.
-    """
-    folder, base = os.path.split(path)
-    tmp = os.path.join(folder, f".{base}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        _replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def sync_folder(path: str) -> None:
@@ -110,28 +64,6 @@ def index_doc(node: str | None, state: dict, now: str) -> dict:
         if entry["waits"]
     ]
     return {"node": node, "updated": now, "names": names}
-
-
-def read_regular(path: str) -> bytes | None:
-    """The bytes of ``path``, or None when it is not a regular file.
-
-    Opened without blocking: a FIFO put where a file belongs must not wedge an op that
-    holds the store's lock. Raises OSError as open() does.
-    """
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
 
 
 def _read(path: str) -> object:
@@ -172,7 +104,7 @@ def sync(folder: str, state: dict, node: str | None, now: str, also: tuple = (),
     if full:
         for base_dir in (folder, sessions_dir):
             for entry in os.listdir(base_dir):
-                if entry.startswith(".") and entry.endswith(TMP_SUFFIX):
+                if is_temporary(entry):
                     try:
                         os.unlink(os.path.join(base_dir, entry))
                     except OSError:

@@ -12,8 +12,10 @@ import os
 import sys
 
 from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
+from lichhook.diskio import read_regular
+from lichhook.diskio import write_atomic as atomic_write
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.mirror import SESSIONS, atomic_write, read_regular
+from lichhook.waits.mirror import SESSIONS
 from lichhook.waits.rules import FORMAT, empty_state
 
 STORE = "store.json"
