@@ -165,6 +165,15 @@ def fault_server():
         s.close()
 
 
+def free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def lich_env(server, session_id: str = "lich-s1", token: str | None = None) -> dict:
     """The LICH_* variables pointing at ``server`` (a StandIn or a FaultServer)."""
     return {

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import lich_env
+from conftest import free_port, lich_env
 
 HANG_GUARD = 10  # subprocess timeout: a hook that hangs fails here, not the whole run
 RETURN_GUARD = 5.0  # far above the 1 s bound plus start-up; catches a missing bound only
@@ -24,15 +24,6 @@ CASES = {
     "antigravity": ({"conversationId": "a1604c72-3091-449e"}, b"{}"),
     "crush": ({"session_id": "db3492a0", "tool_name": "bash"}, b""),
 }
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def timed(run, provider: str, env: dict, debug: bool = False):

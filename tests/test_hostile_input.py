@@ -263,6 +263,29 @@ def hook_popen(pyz, env, *args) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
+def wait_while_writing(proc: subprocess.Popen, write) -> tuple:
+    """Run ``write(stop)`` on the hook's stdin in a thread until the hook exits; return
+    its exit code, stdout and stderr. A closed pipe simply ends the writer."""
+    stop = threading.Event()
+
+    def writer() -> None:
+        try:
+            write(stop)
+        except (BrokenPipeError, ValueError, OSError):
+            pass
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        code = proc.wait(timeout=HANG_GUARD)
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        stop.set()
+        proc.kill()
+        thread.join(2)
+    return code, out, err
+
+
 def assert_quiet(done, verdict: bytes = b"") -> None:
     assert done.returncode == 0
     assert done.stdout == verdict
@@ -300,28 +323,16 @@ def test_stdin_that_trickles_forever(pyz, base_env, fault_server):
     """A writer that sends a byte now and then and never finishes: the time bound ends it."""
     server = fault_server()
     proc = hook_popen(pyz, dict(base_env, **lich_env(server)), "claude")
-    stop = threading.Event()
 
-    def trickle() -> None:
-        try:
-            proc.stdin.write(b'{"session_id": "trickle-')
+    def trickle(stop: threading.Event) -> None:
+        proc.stdin.write(b'{"session_id": "trickle-')
+        proc.stdin.flush()
+        while not stop.is_set():
+            proc.stdin.write(b"x")
             proc.stdin.flush()
-            while not stop.is_set():
-                proc.stdin.write(b"x")
-                proc.stdin.flush()
-                time.sleep(0.05)
-        except (BrokenPipeError, ValueError, OSError):
-            pass
+            time.sleep(0.05)
 
-    writer = threading.Thread(target=trickle, daemon=True)
-    writer.start()
-    try:
-        code = proc.wait(timeout=HANG_GUARD)
-        out, err = proc.stdout.read(), proc.stderr.read()
-    finally:
-        stop.set()
-        proc.kill()
-        writer.join(2)
+    code, out, err = wait_while_writing(proc, trickle)
     assert (code, out, err) == (0, b"", b"")
     assert server.requests == []
 
@@ -330,25 +341,13 @@ def test_stdin_that_floods_forever(pyz, base_env, fault_server):
     """A writer that never stops writing: the size bound ends it, nothing is sent."""
     server = fault_server()
     proc = hook_popen(pyz, dict(base_env, **lich_env(server)), "antigravity")
-    stop = threading.Event()
 
-    def flood() -> None:
+    def flood(stop: threading.Event) -> None:
         chunk = b'{"session_id": "flood", "pad": "' + b"y" * 65536
-        try:
-            while not stop.is_set():
-                proc.stdin.write(chunk)
-        except (BrokenPipeError, ValueError, OSError):
-            pass
+        while not stop.is_set():
+            proc.stdin.write(chunk)
 
-    writer = threading.Thread(target=flood, daemon=True)
-    writer.start()
-    try:
-        code = proc.wait(timeout=HANG_GUARD)
-        out, err = proc.stdout.read(), proc.stderr.read()
-    finally:
-        stop.set()
-        proc.kill()
-        writer.join(2)
+    code, out, err = wait_while_writing(proc, flood)
     assert (code, out, err) == (0, b"{}", b"")
     assert server.requests == []
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import lich_env
+from conftest import free_port, lich_env
 
 HANG_GUARD = 20
 NODE = "testnode"
@@ -45,14 +45,6 @@ def archive_has(pyz: Path, module_path: str) -> bool:
     with zipfile.ZipFile(pyz) as z:
         names = set(z.namelist())
     return module_path + ".py" in names or module_path + "/__init__.py" in names
-
-
-def free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def assert_no_token(done: subprocess.CompletedProcess, what: str) -> None:

@@ -128,10 +128,7 @@ def _install(argv: List[str]) -> int:
     target = Target(current_python(), dest)
     plans, errors = _plan(chosen, target, "install")
     if errors:
-        for e in errors:
-            sys.stderr.write(f"lichhook install: {e}\n")
-        sys.stderr.write("Nothing was changed.\n")
-        return 1
+        return _refuse("install", errors)
     copy = stable.copy_needed(source, dest)
     out = sys.stdout
     if args.dry_run:
@@ -159,6 +156,13 @@ def _install(argv: List[str]) -> int:
     return 0
 
 
+def _refuse(command: str, errors: List[str]) -> int:
+    for e in errors:
+        sys.stderr.write(f"lichhook {command}: {e}\n")
+    sys.stderr.write("Nothing was changed.\n")
+    return 1
+
+
 def _uninstall(argv: List[str]) -> int:
     parser = _parser("uninstall")
     args = parser.parse_args(argv)
@@ -168,10 +172,7 @@ def _uninstall(argv: List[str]) -> int:
     target = Target(current_python(), dest)
     plans, errors = _plan(chosen, target, "uninstall")
     if errors:
-        for e in errors:
-            sys.stderr.write(f"lichhook uninstall: {e}\n")
-        sys.stderr.write("Nothing was changed.\n")
-        return 1
+        return _refuse("uninstall", errors)
     out = sys.stdout
     if args.dry_run:
         _show(plans, True, out)
