@@ -41,7 +41,7 @@ import textwrap
 import pytest
 
 from conftest import ROOT
-from test_install_quoting import crt_split
+from test_install_quoting import crt_split, windows_powershell_51_line
 
 SCRIPT = ROOT / "windows" / "install.ps1"
 PYENV = "/root/.pyenv/versions"
@@ -268,13 +268,6 @@ def test_a_plain_print_would_be_bent_by_the_code_pages(odd_python):
 def test_the_probe_reaches_python_intact_through_windows_powershell_51():
     argv = ["python.exe", "-c", probe()]
     assert crt_split(windows_powershell_51_line(argv)) == argv
-
-
-def windows_powershell_51_line(argv: list) -> str:
-    """The command line Windows PowerShell 5.1 builds for a native program: an argument
-    holding a space or a tab is wrapped in double quotes, and double quotes inside it
-    are passed as they are, not escaped."""
-    return " ".join(f'"{a}"' if (not a or " " in a or "\t" in a) else a for a in argv)
 
 
 @pytest.mark.parametrize("version", ["2.7.18", "3.6.15", "3.7.16", "3.8.18", "3.9.18", "3.10.13",
