@@ -51,3 +51,13 @@ def test_listen_piped_in_the_ansi_code_page_prints_ids_outside_it(pyz, base_env)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_install_piped_in_the_ansi_code_page_names_a_home_outside_it(run, tmp_path):
+    home = tmp_path / "ユーザー"
+    (home / ".claude").mkdir(parents=True)
+    env = {"PYTHONIOENCODING": "cp1252", "HOME": str(home), "USERPROFILE": str(home),
+           "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CONFIG_HOME": str(home / ".config")}
+    done = run("install", "claude", "--dry-run", env=env)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert "\\u30e6\\u30fc\\u30b6\\u30fc/.claude/settings.json" in done.stdout.decode("cp1252")
