@@ -160,6 +160,9 @@ def adapters_command(argv: list) -> int:
     if argv and argv[0] in ("-h", "--help"):
         print("usage: lichhook adapters\n\nList every provider lichhook can report and where its adapter comes from.")
         return 0
+    from lichhook.textout import tolerant_stdio
+
+    tolerant_stdio()
     environ = os.environ
     problems: list = []
     found = all_adapters(environ, problems.append)

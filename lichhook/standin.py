@@ -16,6 +16,7 @@ from typing import Callable, List, NamedTuple, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from lichhook import contract
+from lichhook.textout import tolerant_stdio
 
 ENDPOINT = "/session-start"
 
@@ -157,6 +158,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--token", help="token reports must carry (default: a random one)")
     parser.add_argument("--session", default="lichhook-demo", help="the LICH_SESSION_ID to export")
     args = parser.parse_args(argv)
+    tolerant_stdio()
 
     def show(report: Report) -> None:
         print(describe(report), flush=True)

@@ -2,15 +2,22 @@
 
 sh and bash are on this machine, so POSIX quoting is checked by running them. PowerShell
 and cmd.exe are not; their lines are checked against reference readers written from the
-rules each shell documents (the C runtime's argument split, cmd's quote handling,
-PowerShell's verbatim strings), so a quoting change that breaks a rule fails here.
+rules each shell documents (the C runtime's argument split, checked against CPython's
+``subprocess.list2cmdline``; cmd's ``/C`` quote handling from ``cmd /?``; PowerShell's
+verbatim strings from about_Quoting_Rules and its tokenizer; Rust's argument escaping,
+which Codex's hook runner goes through), so a quoting change that breaks a rule fails
+here. Property runs (hypothesis) check that each form reads back as the words it was
+made from.
 """
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lichhook.install import jsonmerge, quoting, textblock
 from lichhook.install.harness import split_line
@@ -63,16 +70,18 @@ PS_QUOTES = "'\u2018\u2019\u201a\u201b"
 
 
 def ps_read_verbatim(text: str) -> tuple:
-    """Reference reader for one PowerShell single-quoted string at the start of ``text``:
-    any of the five single-quote characters opens and closes it, and two in a row stand
-    for one. Returns (value, rest)."""
+    """Reference reader for one PowerShell single-quoted string at the start of ``text``,
+    after PowerShell's tokenizer (``ScanStringLiteral`` in its ``tokenizer.cs``, with
+    ``IsSingleQuote`` in ``CharTraits.cs``): any of the five single-quote characters opens
+    and closes it, and a quote character followed by another stands for the second.
+    Returns (value, rest)."""
     assert text[0] in PS_QUOTES
     i, value = 1, []
     while i < len(text):
         c = text[i]
         if c in PS_QUOTES:
             if i + 1 < len(text) and text[i + 1] in PS_QUOTES:
-                value.append(c)
+                value.append(text[i + 1])
                 i += 2
                 continue
             return "".join(value), text[i + 1:]
@@ -91,6 +100,53 @@ def test_ps_command_uses_call_operator():
     line = quoting.ps_command(["C:\\Program Files\\Python312\\python.exe", "C:\\Users\\Jo Smith\\lichhook.pyz", "codex"])
     assert line == "& 'C:\\Program Files\\Python312\\python.exe' 'C:\\Users\\Jo Smith\\lichhook.pyz' 'codex'"
     assert split_line(line) == ("C:\\Program Files\\Python312\\python.exe", "C:\\Users\\Jo Smith\\lichhook.pyz")
+
+
+def ps_read_command(line: str) -> list:
+    """Every word of a ``& '...' '...'`` line, by the reference reader."""
+    assert line.startswith("& ")
+    rest, words = line[2:], []
+    while rest:
+        value, rest = ps_read_verbatim(rest)
+        words.append(value)
+        assert rest == "" or rest.startswith(" ")
+        rest = rest[1:]
+    return words
+
+
+# Words drawn mostly from the characters the shells treat specially, so that the property
+# runs below meet them often.
+AWKWARD_CHARS = (st.sampled_from(list(PS_QUOTES + '"\u201c\u201d\u201e $`%&|;^()<>!*?[]{}~#=,:\\/\t-')
+                                 + ["a", "Z", "0", "ë", "日", "\u2013"])
+                 | st.characters(blacklist_characters="\0"))
+ARGV = st.lists(st.text(AWKWARD_CHARS, max_size=12), min_size=1, max_size=5)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ARGV)
+def test_reading_a_powershell_line_back_is_the_exact_inverse(argv):
+    line = quoting.ps_command(argv)
+    assert quoting.split_ps(line) == argv
+    assert ps_read_command(line) == argv  # which is how PowerShell itself reads the line
+    if len(argv) >= 2:
+        assert split_line(line) == (argv[0], argv[1])
+
+
+@pytest.mark.parametrize("line,words", [
+    ("& 'C:\\Users\\O\u2019\u2019Brien\\python.exe' 'C:\\x.pyz' 'codex'",
+     ["C:\\Users\\O\u2019Brien\\python.exe", "C:\\x.pyz", "codex"]),
+    ("& 'a\u2019'b' 'c'", ["a'b", "c"]),  # a mixed pair stands for its second quote
+    ("& \u2018quoted\u2019 \u201bit\u201a", ["quoted", "it"]),  # typographic quotes open and close too
+    ("& " + "'" * 4, ["'"]),
+    ("& '' 'x'", ["", "x"]),
+])
+def test_split_ps_reads_as_powershell_does(line, words):
+    assert quoting.split_ps(line) == words == ps_read_command(line)
+
+
+@pytest.mark.parametrize("line", ["& 'open", "'no call operator'", "& bare", "& 'a'b", "&"])
+def test_split_ps_refuses_what_it_did_not_write(line):
+    assert quoting.split_ps(line) is None
 
 
 # -- cmd.exe and the C runtime --------------------------------------------------------
@@ -369,3 +425,88 @@ def test_codex_line_survives_rust_handing_it_to_cmd():
     assert cmd_exposed(run) == []
     assert crt_split(run) == [SHORTS_BEFORE_COPY[PY_LONG],
                               "C:\\Users\\JOSMIT~1\\AppData\\Local\\lichhook\\lichhook.pyz", "codex"]
+
+
+def powershell_via_rust(line: str) -> list:
+    """What the program gets when Codex (Rust) runs ``powershell.exe -NoProfile -Command
+    <line>``: powershell.exe splits its own command line by the C runtime's rules, which
+    undoes Rust's escaping, so PowerShell parses ``line`` as written (bare words and
+    double-quoted words without ``$`` or backticks read as their text); then Windows
+    PowerShell 5.1 writes each argument back for the program, quoted when it holds a
+    space, and the program splits that by the same rules."""
+    own = crt_split("powershell.exe -NoProfile -Command " + rust_windows_arg(line))
+    assert own[3] == line
+    words = ps_native_words(own[3])
+    return [words[0]] + crt_split(windows_powershell_51_line(words[1:]))
+
+
+def windows_powershell_51_line(argv: list) -> str:
+    """The command line Windows PowerShell 5.1 builds for a native program: an argument
+    holding a space or a tab is wrapped in double quotes, and double quotes inside it
+    are passed as they are, not escaped."""
+    return " ".join(f'"{a}"' if (not a or " " in a or "\t" in a) else a for a in argv)
+
+
+ARCHIVE_WITHOUT_SHORT_NAME = "D:\\Profiles\\Zoë O'Brien\\AppData\\Local\\lichhook\\lichhook.pyz"
+
+
+def test_a_double_quoted_archive_works_in_powershell_breaks_under_cmd_and_says_so():
+    """An archive path with a space or quote and no 8.3 name (a volume with short names
+    off) can only be double-quoted. PowerShell hands Python the path; cmd.exe, given the
+    line by Rust with each quote as \\", hands Python pieces with quotes in them."""
+    short = SHORTS_BEFORE_COPY[PY_LONG]
+    target = Target(PY_LONG, ARCHIVE_WITHOUT_SHORT_NAME, windows=True, short_path={PY_LONG: short}.get)
+    line, warning = target.windows_line("codex")
+    assert line == f'{short} "{ARCHIVE_WITHOUT_SHORT_NAME}" codex'
+    assert powershell_via_rust(line) == [short, ARCHIVE_WITHOUT_SHORT_NAME, "codex"]
+    under_cmd = crt_split(cmd_slash_c(rust_windows_arg(line)))
+    assert under_cmd == [short, '"D:\\Profiles\\Zoë', "O'Brien\\AppData\\Local\\lichhook\\lichhook.pyz\"", "codex"]
+    assert warning and ARCHIVE_WITHOUT_SHORT_NAME in warning and "cmd.exe" in warning
+    assert "fsutil file setshortname" in warning
+    assert split_line(line) == (short, ARCHIVE_WITHOUT_SHORT_NAME)
+
+
+def test_a_line_without_quotes_gets_no_cmd_warning():
+    target = Target(PY_LONG, ARCHIVE_IN_SPACED_HOME, windows=True, short_path=SHORTS_AFTER_COPY.get)
+    line, warning = target.windows_line("codex")
+    assert '"' not in line and warning is None
+    assert powershell_via_rust(line) == crt_split(cmd_slash_c(rust_windows_arg(line)))
+
+
+WINDOWS_WORD = st.lists(st.sampled_from(list("aZ0ë日 '&()^;,=!~_-.\\:") + ["Program Files", "O'Brien", "R&D"]),
+                        min_size=1, max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(WINDOWS_WORD, min_size=1, max_size=3))
+def test_the_dual_line_reads_back_as_written(rest):
+    argv = ["C:\\Python312\\python.exe", *rest]
+    try:
+        line = quoting.dual_command(argv)
+    except quoting.QuotingError:
+        return
+    assert quoting.split_dual(line) == argv == crt_split(line)
+    assert cmd_exposed(line) == []
+    if len(argv) >= 2:
+        assert split_line(line) == (argv[0], argv[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(AWKWARD_CHARS, max_size=12), min_size=2, max_size=4))
+def test_the_posix_line_reads_back_as_written(argv):
+    if any("\0" in w for w in argv):
+        return
+    line = quoting.sh_join(argv)
+    assert shlex.split(line) == argv
+    assert split_line(line) == (argv[0], argv[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(AWKWARD_CHARS, max_size=12), max_size=4))
+def test_the_c_runtime_reference_agrees_with_cpython(argv):
+    """The reference split above against CPython's subprocess.list2cmdline, which writes
+    a command line for the same Microsoft C runtime rules ("Parsing C Command-Line
+    Arguments"): what one writes, the other must read back."""
+    if any("\0" in w for w in argv):
+        return
+    assert crt_split(subprocess.list2cmdline(argv)) == argv

@@ -1,27 +1,85 @@
 """The ``wait`` command lines the hooks print for the model to run as they stand.
 
-They are written for a POSIX shell, which is what Claude Code's Bash tool runs (Git Bash on
-Windows). The interpreter is the absolute path of the Python running this hook: it has
-just run this archive, whereas a bare ``python`` is missing on stock macOS and Debian and
-may be the Microsoft Store stub on Windows.
+They are written for Bash, which is what Claude Code's Bash tool runs (Git Bash on
+Windows). On Windows without Git Bash the model has PowerShell instead, so there each
+path is spelled, wherever it can be, so that PowerShell reads it the same once the line
+starts with ``&``; ``powershell_note`` tells the model that, and how to write a path
+that no common spelling exists for. The interpreter is the absolute path of the Python
+running this hook: it has just run this archive, whereas a bare ``python`` is missing on
+stock macOS and Debian and may be the Microsoft Store stub on Windows.
 """
 
 from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional
 
-def quote(arg: str) -> str:
-    """``arg`` in POSIX double quotes, so that spaces, ``$`` and backquotes stay literal.
+# PowerShell ends a '...' string at any of these; Bash only at the first.
+_SINGLE_QUOTES = "'\u2018\u2019\u201a\u201b"
+# Inside "..." PowerShell expands $ and the backtick escape, and ends the string at any of
+# the double quotes; Bash expands $ and the backtick too, but escapes them with \.
+_POWERSHELL_DOUBLE_SPECIAL = '$`"\u201c\u201d\u201e'
 
-    On Windows backslashes become forward slashes, which Windows and Python accept and
-    which survive Git Bash, PowerShell and cmd alike.
+
+def quote(arg: str, windows: Optional[bool] = None) -> str:
+    """``arg`` as one Bash word that stays literal: spaces, ``$`` and backquotes included.
+
+    In POSIX double quotes, with ``\\``, ``"``, ``$`` and the backquote escaped. On Windows
+    backslashes first become forward slashes (which Windows and Python accept), and a
+    word without a single quote goes in single quotes instead, which Bash and PowerShell
+    both read verbatim; a word with one keeps the double quotes, which PowerShell reads
+    the same unless the word also holds ``$``, a backquote or a double quote
+    (``powershell_note`` then gives its own form). ``windows`` defaults to this OS.
     """
-    if sys.platform == "win32":
-        arg = arg.replace("\\", "/")
+    if windows is None:
+        windows = sys.platform == "win32"
+    if windows:
+        arg = _forward(arg)
+        if not any(c in _SINGLE_QUOTES for c in arg):
+            return "'" + arg + "'"
     for ch in ("\\", '"', "$", "`"):
         arg = arg.replace(ch, "\\" + ch)
     return '"' + arg + '"'
+
+
+def _forward(path: str) -> str:
+    return path.replace("\\", "/")
+
+
+def same_in_powershell(arg: str) -> bool:
+    """Whether PowerShell reads ``quote(arg, windows=True)`` as Bash does."""
+    word = _forward(arg)
+    return (not any(c in _SINGLE_QUOTES for c in word)
+            or not any(c in _POWERSHELL_DOUBLE_SPECIAL for c in word))
+
+
+def powershell_advice(paths: List[str], where: str) -> str:
+    """The sentence for PowerShell users of the commands ``where`` (``here``, ``below``):
+    put ``&`` first, and for each of ``paths`` PowerShell would misread, its own form."""
+    from lichhook.install.quoting import ps_quote
+
+    text = f"The commands {where} are for Bash; in PowerShell put & and a space before them"
+    misread = [p for p in paths if not same_in_powershell(p)]
+    if not misread:
+        return text + "."
+    forms = "; ".join(f"{quote(p, True)} as {ps_quote(_forward(p))}" for p in misread)
+    return f"{text}, and write {forms} (PowerShell expands $ and ` inside double quotes)."
+
+
+def powershell_note(folder: object, where: str) -> Optional[str]:
+    """On Windows, ``powershell_advice`` for the paths the printed commands hold; None
+    elsewhere, where the model's shell is a POSIX one."""
+    if sys.platform != "win32":
+        return None
+    from lichhook.selfcmd import running_archive
+
+    paths = [p for p in (sys.executable, running_archive()) if p]
+    if getattr(folder, "explicit", False):
+        paths.append(folder.path)  # type: ignore[attr-defined]
+    return powershell_advice(paths, where)
 
 
 def program() -> str:

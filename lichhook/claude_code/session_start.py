@@ -8,10 +8,8 @@ adopt call that moves that name (and its waits) to this session.
 
 from __future__ import annotations
 
-import sys
-
 from lichhook.claude_code import Folder, Outcome
-from lichhook.claude_code.commands import clean, program, wait_command
+from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
 from lichhook.claude_code.mirror import (
     MirrorError,
     SessionWaits,
@@ -89,8 +87,9 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
                      "and the node is added for you.")
     lines.append("While one of your waits is open and neither watched nor said, the Stop hook "
                  "will not let your turn end.")
-    if sys.platform == "win32":
-        lines.append("The commands here are for Bash; in PowerShell put & and a space before them.")
+    windows_note = powershell_note(folder, "here")
+    if windows_note:
+        lines.append(windows_note)
     if problems:
         lines.append("(Trouble with the waits records: "
                      + clean("; ".join(problems), 400) + ")")

@@ -10,10 +10,9 @@ and the counter already bounds the loop.
 from __future__ import annotations
 
 import os
-import sys
 
 from lichhook.claude_code import Folder, Outcome, let_through
-from lichhook.claude_code.commands import clean, program, wait_command
+from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
 from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session, store_problem
 from lichhook.diskio import read_regular
 
@@ -89,8 +88,9 @@ def advice(own: SessionWaits, holding: list, session: str, folder: Folder, prefi
     first = holding[0].id
     rest = [w.id for w in holding[1:MAX_WAITS_SHOWN]]
     also = f" (shown for {first}; for {', '.join(rest)}, use that --id)" if rest else ""
-    if sys.platform == "win32":
-        lines.append("The commands below are for Bash; in PowerShell put & and a space before them.")
+    windows_note = powershell_note(folder, "below")
+    if windows_note:
+        lines.append(windows_note)
     lines.append(f"Then mark each wait, or close it{also}:")
     lines.append("- a watcher now watches it: " + wait_command(
         prefix, "watched", name, session, folder, f'--id {first} --note "how it is watched"'))

@@ -77,4 +77,13 @@ class Antigravity(harness.Harness):
         return found
 
     def notes(self, target: Target) -> List[str]:
-        return ["Antigravity: run 'agy plugin list' (or /hooks in agy) to see the lichhook plugin loaded."]
+        notes = ["Antigravity: run 'agy plugin list' (or /hooks in agy) to see the lichhook plugin loaded."]
+        quoted = target.sh_quoted() if target.windows else []
+        if quoted:
+            notes.insert(0, (
+                f"Antigravity on Windows: the hook command puts {' and '.join(quoted)} in quotes (a space "
+                "or a quote in it, and no short 8.3 name to spare them), and quoted paths are reported "
+                "to break there, so the hook may not run. To avoid the quotes, register a Python from a "
+                "folder without spaces or quotes (install with it), or give each such folder a short "
+                "name (as administrator: fsutil file setshortname), then run install again."))
+        return notes

@@ -135,8 +135,9 @@ class Codex(harness.Harness):
         if target.windows:
             line, warning = target.windows_line("codex")
             entry["commandWindows"] = line
-            if warning:
-                self._notes.append(f"Codex on Windows: {warning}.")
+            note = f"Codex on Windows: {warning}." if warning else None
+            if note and note not in self._notes:
+                self._notes.append(note)
         entry["timeout"] = TIMEOUT
         return entry
 

@@ -323,16 +323,17 @@ def split_command(handler: dict, windows: bool) -> tuple:
 
 def split_line(text: str) -> tuple:
     """(python, archive) from a command line lichhook wrote in any of its forms: the
-    PowerShell form (``& '...' '...'``), the PowerShell-and-cmd form (bare words and
-    double quotes, Windows paths), or a POSIX line."""
+    PowerShell form (``& '...' '...'``), the PowerShell-and-cmd form (a bare Windows
+    program path first, then bare words and double quotes), or a POSIX line."""
     from lichhook.install import quoting
 
     text = text.strip()
+    first = text.split(None, 1)[0] if text else ""
     if text.startswith("& "):
-        import re
-
-        words = [w.replace("''", "'") for w in re.findall(r"'((?:[^']|'')*)'", text[2:])]
-    elif "\\" in text and "'" not in text:
+        words = quoting.split_ps(text) or []
+    elif "\\" in first and not any(q in first for q in "'\""):
+        # POSIX lines lichhook writes never start with a bare backslash: on Windows they
+        # use forward slashes, and elsewhere a backslash is quoted.
         words = quoting.split_dual(text)
     else:
         import shlex

@@ -13,7 +13,7 @@ import string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Sequence
+    from typing import Callable, List, Optional, Sequence
 
 
 class QuotingError(ValueError):
@@ -64,6 +64,47 @@ def ps_command(argv: Sequence[str]) -> str:
     """A PowerShell command line running ``argv``: the call operator ``&`` makes the
     quoted program path a command instead of a string to print."""
     return "& " + " ".join(ps_quote(w) for w in argv)
+
+
+def split_ps(line: str) -> Optional[List[str]]:
+    """The words of a line made by ``ps_command``, read back exactly: the inverse of
+    ``ps_command`` for every word it accepts. None when the line is not ``&`` followed by
+    verbatim strings.
+
+    The rule is PowerShell's own (its tokenizer's ``ScanStringLiteral``): any of the five
+    single-quote characters opens and closes a verbatim string, and inside one a quote
+    character followed by another stands for the second, whichever two they are.
+    """
+    text = line.strip()
+    if not text.startswith("&"):
+        return None
+    words: List[str] = []
+    i, n = 1, len(text)
+    while True:
+        while i < n and text[i] in " \t":
+            i += 1
+        if i == n:
+            return words or None
+        if text[i] not in _PS_SINGLE_QUOTES:
+            return None
+        i += 1
+        value = []
+        while True:
+            if i == n:
+                return None  # unterminated
+            c = text[i]
+            if c in _PS_SINGLE_QUOTES:
+                if i + 1 < n and text[i + 1] in _PS_SINGLE_QUOTES:
+                    value.append(text[i + 1])
+                    i += 2
+                    continue
+                i += 1
+                break
+            value.append(c)
+            i += 1
+        if i < n and text[i] not in " \t":
+            return None
+        words.append("".join(value))
 
 
 # Characters cmd.exe acts on even inside double quotes (``%VAR%`` expansion), characters
@@ -126,16 +167,15 @@ def dual_quote(word: str) -> str:
     return cmd_quote(word)
 
 
-def dual_command(argv: Sequence[str], short_path: Optional[Callable[[str], Optional[str]]] = None) -> str:
-    """One command line that runs ``argv`` the same way from PowerShell and from cmd.exe.
+def dual_words(argv: Sequence[str], short_path: Optional[Callable[[str], Optional[str]]] = None) -> List[str]:
+    """Each word of ``argv`` as ``dual_command`` writes it: bare, in its short form, or
+    double-quoted (the one form a caller passing the line through Rust to cmd.exe breaks).
 
     The program comes first and must be a bare word: PowerShell prints a leading quoted
     string instead of running it, and cmd.exe reads PowerShell's ``&`` as a command
     separator. A word that cannot be bare is tried in its 8.3 short form (``short_path``,
-    e.g. ``C:\\PROGRA~1\\...``); an argument without one is double-quoted. Quotes are
-    best avoided even there: a caller that passes the line on as one argument (Codex,
-    written in Rust, to ``cmd /C``) escapes them as ``\\"``, which cmd.exe does not
-    undo. Raises QuotingError when no such line exists.
+    e.g. ``C:\\PROGRA~1\\...``); an argument without one is double-quoted. Raises
+    QuotingError when no such line exists.
     """
     def bare(word: str) -> Optional[str]:
         if bare_word_ok(word) and word[-1] != "\\":
@@ -149,7 +189,19 @@ def dual_command(argv: Sequence[str], short_path: Optional[Callable[[str], Optio
             f"the program path {argv[0]!r} has characters that need quoting, and no short (8.3) "
             "form without them exists; PowerShell and cmd.exe need different quoting for it"
         )
-    return " ".join([program] + [bare(a) or dual_quote(a) for a in argv[1:]])
+    return [program] + [bare(a) or dual_quote(a) for a in argv[1:]]
+
+
+def dual_command(argv: Sequence[str], short_path: Optional[Callable[[str], Optional[str]]] = None) -> str:
+    """One command line that runs ``argv`` the same way from PowerShell and from cmd.exe,
+    as long as the line reaches cmd.exe as written (see ``dual_words``).
+
+    Quotes are best avoided even here: a caller that passes the line on as one argument
+    (Codex, written in Rust, to ``cmd /C``) escapes each as ``\\"``, which cmd.exe does
+    not undo, so a double-quoted word reaches the program split at its spaces and with
+    the quotes inside it.
+    """
+    return " ".join(dual_words(argv, short_path))
 
 
 def split_dual(line: str) -> list:

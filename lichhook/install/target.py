@@ -82,15 +82,33 @@ class Target:
         """The command for a POSIX shell: ``sh -c``, bash, Git Bash, Crush's interpreter."""
         return quoting.sh_join([self._sh_path(self.python), self._sh_path(self.archive), *args])
 
+    def sh_quoted(self) -> List[str]:
+        """The paths the POSIX line has to put in quotes, as it writes them: none when each
+        is plain or has a plain short form."""
+        return [p for p in (self._sh_path(self.python), self._sh_path(self.archive)) if quoting.sh_quote(p) != p]
+
     def windows_line(self, *args: str) -> tuple:
         """(command line, warning or None) for a Windows shell that may be PowerShell or
-        cmd.exe. The dual form works in both; when the paths make that impossible, the
-        PowerShell form is used (Codex's usual Windows shell) and the warning says so."""
+        cmd.exe. The dual form works in both as long as no word needs double quotes; when
+        one does, it still works in PowerShell, and the warning says cmd.exe breaks it.
+        When the paths make the dual form impossible, the PowerShell form is used (Codex's
+        usual Windows shell) and the warning says so."""
+        argv = self.argv(*args)
         try:
-            return quoting.dual_command(self.argv(*args), self.short), None
+            words = quoting.dual_words(argv, self.short)
         except quoting.QuotingError as exc:
-            return quoting.ps_command(self.argv(*args)), (
+            return quoting.ps_command(argv), (
                 f"{exc}; wrote the PowerShell form, which cmd.exe cannot run")
+        quoted = [a for a, w in zip(argv, words) if w.startswith('"')]
+        if not quoted:
+            return " ".join(words), None
+        return " ".join(words), (
+            f"{' and '.join(quoted)} needs double quotes in commandWindows: it holds a space or a "
+            "quote and has no short (8.3) name. PowerShell, Codex's usual Windows shell, runs that "
+            "line; cmd.exe (Codex's fallback, %COMSPEC% /C) would not, as Codex hands the quotes on "
+            "to it as \\\" and Python then gets a broken path. If Codex runs its hooks with cmd.exe "
+            "here, give each folder on that path whose name needs the quotes a short name (as "
+            "administrator: fsutil file setshortname), then run install again")
 
     def marks(self) -> tuple:
         """Texts of which one appears in every command line that runs this archive, in
