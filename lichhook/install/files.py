@@ -16,10 +16,12 @@ What every write keeps:
   ``ownership.Owners`` gives it (the user's, when root runs install for them).
 - A file with more than one hard link is refused: replacing it would split the links.
 - A harness rewriting its file meanwhile loses nothing. The file is replaced only if it
-  still is what was read; otherwise it is read and transformed again. On Linux the
-  replacement is an atomic exchange (``renameat2(RENAME_EXCHANGE)``), so a version
-  written in the last instant is held, not overwritten, and merged in turn. Elsewhere the
-  check runs just before the rename, which leaves a window of a few microseconds.
+  still is the one read (checked after the new file is flushed, just before the swap);
+  otherwise it is read and transformed again, a few times at most. On Linux the swap is
+  an atomic exchange (``renameat2(RENAME_EXCHANGE)``): a version written in the
+  microseconds between the check and the swap comes back out, is put back at once, and
+  the edit is planned again from it. Elsewhere a plain rename follows the check, which
+  leaves those microseconds open.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from lichhook.install.ownership import Owners
 
 BACKUP_SUFFIX = ".lichhook-backup"
-ATTEMPTS = 8
+ATTEMPTS = 20
 _O_BINARY = getattr(os, "O_BINARY", 0)
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -354,70 +356,52 @@ def _create(snap: Snapshot, data: bytes, mode: int, owners: Optional[Owners]) ->
         _unlink(tmp)
 
 
-def _replace(snap: Snapshot, data: bytes, transform: Callable, notes: list) -> Optional[bytes]:
-    """Replace the file read as ``snap`` with ``data``. Returns what now stands in its
-    place (``data``, or the merge of a version written meanwhile), or None when the file
-    changed under us and planning must start over."""
+def _identity(st: os.stat_result) -> tuple:
+    return st.st_dev, st.st_ino
+
+
+def _unchanged(snap: Snapshot) -> bool:
+    """Whether the file still is the one read (same file, size and modification time)."""
     assert snap.st is not None
-    folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
-    mode, ids = stat.S_IMODE(snap.st.st_mode), (snap.st.st_uid, snap.st.st_gid)
+    try:
+        st = os.stat(snap.real)
+    except OSError:
+        return False
+    return (_identity(st), st.st_size, st.st_mtime_ns) == (_identity(snap.st), snap.st.st_size, snap.st.st_mtime_ns)
+
+
+def _replace(snap: Snapshot, data: bytes) -> bool:
+    """Replace the file read as ``snap`` with ``data``; False when it changed since it
+    was read (then nothing was replaced, and planning starts over)."""
+    assert snap.st is not None
     from lichhook.install.ownership import running_as_root
 
-    ids = ids if running_as_root() else None
-    expected_st, expected_data = snap.st, snap.data
-    current = data
-    held = None  # a version someone else wrote, moved aside and merged into ``current``
-    for _ in range(ATTEMPTS):
-        tmp, tmp_st = _write_temp(folder, name, current, mode, ids)
-        try:
-            swapped = _exchange(tmp, snap.real)
-        except OSError:
-            _unlink(tmp)
-            raise
-        if not swapped:
-            # No atomic exchange here: check, then rename.
-            try:
-                st = os.stat(snap.real)
-                same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
-                    expected_st.st_dev, expected_st.st_ino, expected_st.st_size, expected_st.st_mtime_ns)
-            except OSError:
-                same = False
-            if held is not None or not same:
-                _unlink(tmp)
-                return None
+    folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
+    ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
+    tmp, ours = _write_temp(folder, name, data, stat.S_IMODE(snap.st.st_mode), ids)
+    try:
+        if not _unchanged(snap):
+            return False
+        if not _exchange(tmp, snap.real):
+            # No atomic exchange on this system: the check above, then the rename.
             from lichhook.diskio import replace
 
-            try:
-                replace(tmp, snap.real)
-            except BaseException:
-                _unlink(tmp)
-                raise
-            return current
-        displaced_st, displaced = _read_held(tmp)
-        if (displaced_st.st_dev, displaced_st.st_ino) == (expected_st.st_dev, expected_st.st_ino) \
-                and displaced == expected_data:
+            replace(tmp, snap.real)
+            tmp = ""
+            return True
+        # ``tmp`` now names what stood at the path an instant ago. It should be the file
+        # read; if someone wrote theirs in the microseconds since the check, put theirs
+        # back at once (it is held here, not lost) and plan again from it.
+        displaced = os.lstat(tmp)
+        if _identity(displaced) == _identity(snap.st) and _read_held(tmp)[1] == snap.data:
+            return True
+        _exchange(tmp, snap.real)
+        if _identity(os.lstat(tmp)) != _identity(ours):
+            _exchange(tmp, snap.real)  # a yet newer version landed meanwhile: it wins
+        return False
+    finally:
+        if tmp:
             _unlink(tmp)
-            if held is not None:
-                _unlink(held)
-            return current
-        # Someone wrote the file between our read and the exchange. Their version is
-        # now at ``tmp``: keep it, merge our change into it, and exchange again.
-        if held is not None:
-            _unlink(held)  # superseded by the version just displaced
-        held = tmp
-        expected_st, expected_data = tmp_st, current
-        merged = transform(displaced, notes)
-        if merged is None or merged == displaced:
-            # Their version needs nothing from us, or asks for a deletion: put it back
-            # as it was, and plan again from there.
-            _exchange(held, snap.real)
-            _unlink(held)
-            return None
-        current = merged
-    if held is not None:
-        _exchange(held, snap.real)
-        _unlink(held)
-    raise ConfigError(f"{snap.path} kept changing while lichhook tried to update it; close the program writing it and run again.")
 
 
 def _delete(snap: Snapshot) -> bool:
@@ -493,12 +477,8 @@ def apply(edit: Edit, owners: Optional[Owners] = None) -> Planned:
                 continue
             if edit.backup:
                 _keep_backup(snap, owners)
-            written = _replace(snap, planned.after, edit.transform, planned.notes)
-            if written is None:
-                continue
-            if written != planned.after:
-                planned = Planned(edit, snap, written, planned.notes)
-            return planned
+            if _replace(snap, planned.after):
+                return planned
         except OSError as exc:
             raise ConfigError(f"cannot write {edit.path}: {_why(exc)}; check its folder's permissions.")
     raise ConfigError(f"{edit.path} kept changing while lichhook tried to update it; close the program writing it and run again.")
