@@ -281,8 +281,9 @@ def _unlink(path: str) -> None:
 _exchange_fn: list = []
 
 
-def _exchange(a: str, b: str) -> bool:
-    """Swap the files at ``a`` and ``b`` atomically; False where the system cannot."""
+def _exchanger() -> object:
+    """libc's renameat2 on Linux, else None. Looked up before the check that precedes a
+    swap: loading ctypes takes milliseconds, which must not stand between the two."""
     if not _exchange_fn:
         fn = None
         import sys
@@ -291,25 +292,28 @@ def _exchange(a: str, b: str) -> bool:
             try:
                 import ctypes
 
-                libc = ctypes.CDLL(None, use_errno=True)
-                fn = getattr(libc, "renameat2", None)
+                fn = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
                 if fn is not None:
                     fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
                     fn.restype = ctypes.c_int
             except (OSError, AttributeError, ImportError):
                 fn = None
         _exchange_fn.append(fn)
-    fn = _exchange_fn[0]
+    return _exchange_fn[0]
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the files at ``a`` and ``b`` atomically; False where the system cannot."""
+    fn = _exchanger()
     if fn is None:
         return False
     import ctypes
+    import errno
 
     at_fdcwd, rename_exchange = -100, 2
     if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
         return True
     err = ctypes.get_errno()
-    import errno
-
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV, errno.EPERM):
         return False  # this file system cannot exchange; check, then rename
     raise OSError(err, os.strerror(err), b)
@@ -379,6 +383,7 @@ def _replace(snap: Snapshot, data: bytes) -> bool:
     folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
     ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
     tmp, ours = _write_temp(folder, name, data, stat.S_IMODE(snap.st.st_mode), ids)
+    _exchanger()
     try:
         if not _unchanged(snap):
             return False

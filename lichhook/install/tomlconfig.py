@@ -316,8 +316,6 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
             # it, keeping every other line as it stands.
             doc = parse(text, path)
             del doc[KEY[0]][KEY[1]]
-            if not doc[KEY[0]]:
-                del doc[KEY[0]]
             cut = doc.as_string()
             if _normal(_value(cut)) != expected:
                 raise _error(f"could not take [mcp_servers.lichhook] out of {path} safely; remove it by hand.")
