@@ -450,12 +450,17 @@ def codex_files(home: Path, archive: str, python: str = PY) -> dict:
     }
 
 
+def codex_config(home: Path, fixture: str, python: str = PY) -> tuple:
+    """(fixtures, path) with ``~/.codex/config.toml`` holding the fixture named."""
+    f = codex_files(home, str(stable(home)), python)
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f[fixture])
+    return f, config
+
+
 def test_codex_trust_written_inside_the_old_markers_survives_install_and_uninstall(run, home):
-    codex = home / ".codex"
-    codex.mkdir()
-    f = codex_files(home, str(stable(home)))
-    config = codex / "config.toml"
-    config.write_text(f["legacy_trusted"])
+    f, config = codex_config(home, "legacy_trusted")
     ok(run("install", "codex"))
     # the old markers are lichhook's and go; every table Codex wrote between them stays
     assert config.read_text() == f"{f['user']}\n{f['table']}\n{f['tui']}\n{f['trust']}\n"
@@ -467,11 +472,7 @@ def test_codex_trust_written_inside_the_old_markers_survives_install_and_uninsta
 
 
 def test_codex_rewritten_by_mcp_add_is_still_found_and_removed_whole(run, home):
-    codex = home / ".codex"
-    codex.mkdir()
-    f = codex_files(home, str(stable(home)))
-    config = codex / "config.toml"
-    config.write_text(f["legacy_after_mcp_add"])
+    f, config = codex_config(home, "legacy_after_mcp_add")
     ok(run("install", "codex"))
     assert config.read_text() == f["legacy_after_mcp_add"].replace("# <<< lichhook <<<\n", "")
     out = run("doctor").stdout.decode()
@@ -482,13 +483,9 @@ def test_codex_rewritten_by_mcp_add_is_still_found_and_removed_whole(run, home):
 
 
 def test_codex_split_env_table_is_kept_on_reinstall_and_removed_on_uninstall(run, home, tmp_path):
-    codex = home / ".codex"
-    codex.mkdir()
     other = tmp_path / "python3"
     other.symlink_to(sys.executable)
-    f = codex_files(home, str(stable(home)), python=str(other))
-    config = codex / "config.toml"
-    config.write_text(f["split_env"])
+    f, config = codex_config(home, "split_env", python=str(other))
     out = run("doctor").stdout.decode()
     assert "customised (install keeps it): arguments after lichhook's: --waits-dir /w; 'env' added" in out
     ok(run("install", "codex"))

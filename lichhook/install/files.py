@@ -123,17 +123,21 @@ def snapshot(path: str) -> Snapshot:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        data = _read_all(fd)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
     finally:
         os.close(fd)
-    return Snapshot(path, real, b"".join(chunks), st)
+    return Snapshot(path, real, data, st)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def read(path: str) -> Optional[bytes]:
@@ -323,14 +327,7 @@ def _read_held(path: str) -> tuple:
     """(status, bytes) of a file lichhook just moved aside."""
     fd = os.open(path, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
     try:
-        st = os.fstat(fd)
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return st, b"".join(chunks)
+        return os.fstat(fd), _read_all(fd)
     finally:
         os.close(fd)
 
