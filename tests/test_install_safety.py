@@ -110,36 +110,60 @@ def test_a_dangling_link_is_refused_and_the_other_harnesses_are_installed(run, h
     assert (home / ".codex" / "hooks.json").exists()  # codex installed
 
 
-@ROOT_ONLY
-def test_a_link_into_a_folder_the_user_cannot_write_is_refused(pyz, tmp_path):
+def user_home(pyz: Path, tmp_path: Path) -> tuple:
+    """(run as uid 54321, world folder, home owned by that user) for tests run as root."""
     python = "/usr/bin/python3"
     if not os.path.exists(python):
         pytest.skip("no /usr/bin/python3 another user can run")
     world = Path(os.path.realpath(tmp_path)) / "world"
     world.mkdir()
     for folder in [world, *world.parents]:
-        if str(folder).startswith("/tmp/") or str(folder) == "/tmp":
+        if str(folder).startswith("/tmp/"):
             os.chmod(folder, os.stat(folder).st_mode | 0o755)
     archive = world / "lichhook.pyz"
     shutil.copy(pyz, archive)
     os.chmod(archive, 0o644)
+    home = world / "home"
+    (home / ".claude").mkdir(parents=True)
+    for path in [home, home / ".claude"]:
+        os.chown(path, USER_UID, USER_GID)
+
+    def run_as_user(*args: str) -> subprocess.CompletedProcess:
+        env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(home / ".local" / "share")}
+        return subprocess.run([python, str(archive), *args], env=env, capture_output=True, timeout=60,
+                              user=USER_UID, group=USER_GID, cwd=str(home))
+    return run_as_user, world, home
+
+
+@ROOT_ONLY
+def test_a_link_into_a_folder_the_user_cannot_write_is_refused(pyz, tmp_path):
+    run_as_user, world, home = user_home(pyz, tmp_path)
     locked = world / "system"
     locked.mkdir(mode=0o755)  # root's, not writable by the user
     (locked / "settings.json").write_text('{"model": "opus"}')
-    home = world / "home"
-    (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").symlink_to(locked / "settings.json")
-    for path in [home, home / ".claude"]:
-        os.chown(path, USER_UID, USER_GID)
     os.lchown(home / ".claude" / "settings.json", USER_UID, USER_GID)
-    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(home / ".local" / "share")}
-    result = subprocess.run([python, str(archive), "install", "claude"], env=env, capture_output=True, timeout=60,
-                            user=USER_UID, group=USER_GID, cwd=str(home))
+    result = run_as_user("install", "claude")
     assert result.returncode == 1, out_err(result)
     err = result.stderr.decode()
     assert f"is a symbolic link to {locked / 'settings.json'}, and the folder {locked} cannot be written by you" in err
     assert (locked / "settings.json").read_text() == '{"model": "opus"}'
     assert not (home / ".claude.json").exists() and not (home / ".local").exists()
+
+
+@ROOT_ONLY
+def test_a_config_left_owned_by_root_is_not_taken_over_by_the_user(pyz, tmp_path):
+    """An earlier ``sudo`` run left ``~/.claude.json`` root's: rewriting it as the user
+    would change its owner, so it is refused with the fix."""
+    run_as_user, world, home = user_home(pyz, tmp_path)
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 3}')
+    os.chmod(state, 0o644)
+    result = run_as_user("install", "claude")
+    assert result.returncode == 1, out_err(result)
+    assert f"{state} belongs to another user (uid 0); rewriting it would make it yours" in result.stderr.decode()
+    assert state.read_text() == '{"numStartups": 3}' and state.stat().st_uid == 0
+    assert not (home / ".claude" / "settings.json").exists()
 
 
 # -- numbers, escapes and text as written ---------------------------------------------------
