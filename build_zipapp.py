@@ -1,4 +1,4 @@
-"""Build dist/lichhook.pyz: lichhook, its adapters and vendored pluggy and platformdirs.
+"""Build dist/lichhook.pyz: lichhook, its adapters and vendored pluggy, platformdirs and tomlkit.
 
     python build_zipapp.py [--out dist/lichhook.pyz]
 

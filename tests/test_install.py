@@ -206,7 +206,9 @@ def test_dry_run_prints_diffs_and_changes_nothing(run, home):
     out = ok(run("install", "--all", "--dry-run")).stdout.decode()
     assert snapshot(home) == before
     assert f"would change {settings}" in out and f"+++ {settings}" in out
-    assert f'+                        "command": "{sh(home, "claude-code", "stop")}",' in out
+    # appended in the style of its neighbours: the user's groups are one-line objects
+    assert any(line.startswith("    +") and f'"command": "{sh(home, "claude-code", "stop")}"' in line
+               for line in out.splitlines())
     assert "would create" in out and "Dry run: nothing was changed." in out
     assert "Codex CLI (codex)" in out and "Crush (crush)" not in out  # only detected harnesses
 
@@ -276,8 +278,10 @@ def test_codex_leaves_a_users_own_lichhook_table_alone(run, home):
     (codex / "config.toml").write_text(text)
     out = ok(run("install", "codex")).stdout.decode()
     assert (codex / "config.toml").read_text() == text
-    assert "by hand" in out
+    assert "already has an MCP server named lichhook that does not run" in out
     assert (codex / "hooks.json").exists()
+    ok(run("uninstall", "codex"))
+    assert (codex / "config.toml").read_text() == text  # not lichhook's: uninstall leaves it too
 
 
 def test_codex_home_override(run, home, tmp_path):
@@ -611,6 +615,9 @@ def test_doctor_names_a_registration_damaged_by_hand(run, home, harness, damage)
     result = run("doctor")
     out, err = result.stdout.decode(), result.stderr.decode()
     assert result.returncode == 1 and "Traceback" not in err, err
+    if harness == "codex" and damage == "deep":  # deeper than the TOML reader goes: the file is named
+        assert f"problem: codex: {path} is not valid TOML (TOML value nested more than 100 levels deep" in out
+        return
     assert f"problem: {harness}: " in out and f"in {path} holds a command lichhook cannot read back" in out
     ok(run("uninstall", harness))
     assert "lichhook" not in (path.read_text() if path.exists() else "")

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lichhook.install import jsonmerge, quoting, textblock
+from lichhook.install import quoting, textblock
 from lichhook.install.harness import split_line
 from lichhook.install.target import Target
 
@@ -314,35 +314,7 @@ def test_target_posix_line_and_ownership():
     assert not t.owns("/usr/bin/python3 /elsewhere/lichhook.pyz claude")
 
 
-# -- jsonmerge: the user's style -------------------------------------------------------
-
-
-@pytest.mark.parametrize("text,indent,newline", [
-    ('{\n    "a": 1\n}\n', 4, "\n"),
-    ('{\n\t"a": 1\n}\n', "\t", "\n"),
-    ('{\r\n  "a": 1\r\n}\r\n', 2, "\r\n"),
-    ('{"a": 1}', None, "\n"),
-])
-def test_style_is_kept(text, indent, newline):
-    style = jsonmerge.detect_style(text)
-    assert style.indent == indent and style.newline == newline
-    data, _ = jsonmerge.parse(text.encode(), "x.json")
-    assert jsonmerge.render(data, style).decode() == text.replace('{"a": 1}', '{"a": 1}')
-
-
-def test_edit_keeps_key_order_and_unchanged_bytes():
-    raw = b'{\n    "z": 1,\n    "a": {"k": [1, 2]},\n    "m": "\\u00fc"\n}'
-    assert jsonmerge.edit(raw, "x.json", lambda d: None) is raw
-    new = jsonmerge.edit(raw, "x.json", lambda d: d.__setitem__("new", True))
-    assert list(jsonmerge.parse(new, "x.json")[0]) == ["z", "a", "m", "new"]
-    assert b'"\\u00fc"' in new and not new.endswith(b"\n")  # escaped style and no final newline kept
-
-
-@pytest.mark.parametrize("raw", [b"{", b"[1, 2]", b"\xff\xfe{}", b'{"a": }'])
-def test_parse_refuses_and_names_the_file(raw):
-    with pytest.raises(jsonmerge.ConfigError) as info:
-        jsonmerge.parse(raw, "/x/settings.json")
-    assert "/x/settings.json" in str(info.value) and "untouched" in str(info.value)
+# -- textblock: crushrc's delimited block ---------------------------------------------
 
 
 def test_textblock_put_and_remove_round_trip():
@@ -353,12 +325,6 @@ def test_textblock_put_and_remove_round_trip():
         assert textblock.find(added, begin, end)
         assert textblock.put(added, block, begin, end) == added
         assert textblock.remove(added, begin, end) == (text if text.endswith("\n") or not text else text + "\n")
-
-
-def test_edit_keeps_a_byte_order_mark():
-    raw = b'\xef\xbb\xbf{\r\n  "a": 1\r\n}\r\n'
-    new = jsonmerge.edit(raw, "x.json", lambda d: d.__setitem__("b", 2))
-    assert new == b'\xef\xbb\xbf{\r\n  "a": 1,\r\n  "b": 2\r\n}\r\n'
 
 
 # -- the archive is planned before it is copied ------------------------------------------

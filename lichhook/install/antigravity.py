@@ -14,14 +14,17 @@ from __future__ import annotations
 import json
 import os
 
-from lichhook.install import harness, owned
+from lichhook.install import entries, files, harness, jsonmerge, owned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List
+    from typing import List, Optional
 
     from lichhook.install.files import Edit
     from lichhook.install.target import Target
+
+TABLE = ("lichhook",)
+EVENT = "PreInvocation"
 
 TIMEOUT = 5  # an integer: one float timeout makes Antigravity drop the whole file
 MARKER = b'"lichhook"'
@@ -46,17 +49,31 @@ class Antigravity(harness.Harness):
                 "description": "Reports each Antigravity conversation to lich (added by 'lichhook install antigravity')."}
         return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
+    def handler(self, target: Target) -> entries.Wanted:
+        entry = {"type": "command", "command": target.sh_line("antigravity"), "timeout": TIMEOUT}
+        return entries.Wanted(("antigravity",), entry, {"command": entries.Line("sh")})
+
     def hooks(self, target: Target) -> bytes:
-        data = {"lichhook": {"PreInvocation": [
-            {"type": "command", "command": target.sh_line("antigravity"), "timeout": TIMEOUT},
-        ]}}
+        data = {TABLE[0]: {EVENT: [self.handler(target).entry]}}
         return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
     def install(self, target: Target) -> List[Edit]:
         folder = self.plugin_dir()
+        path = os.path.join(folder, "hooks.json")
+
+        def hooks(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+            if raw is None:
+                return self.hooks(target)
+            if MARKER not in raw:
+                raise jsonmerge.ConfigError(f"{path} exists and was not written by lichhook; move it away, then run "
+                                            "again. It was left untouched.")
+            # lichhook's file, but a timeout or an argument the user changed there stays
+            return jsonmerge.edit(raw, path, lambda doc: entries.install_hooks(
+                doc, path, TABLE, EVENT, [self.handler(target)], None, target, notes))
+
         return [
             owned.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), MARKER),
-            owned.write_owned(os.path.join(folder, "hooks.json"), self.hooks(target), MARKER),
+            files.Edit(path, hooks, backup=False),
         ]
 
     def uninstall(self, target: Target) -> List[Edit]:
@@ -67,14 +84,8 @@ class Antigravity(harness.Harness):
         ]
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = []
-        path = os.path.join(self.plugin_dir(), "hooks.json")
-        data = harness.read_json_quietly(path)
-        if isinstance(data, dict):
-            for integration in data.values():
-                for event, handler in harness.all_handlers(integration):
-                    harness.found_entry(found, path, event, handler, target)
-        return found
+        return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,
+                                     wanted={EVENT: [self.handler(target)]}, flat=True)
 
     def notes(self, target: Target) -> List[str]:
         notes = ["Antigravity: run 'agy plugin list' (or /hooks in agy) to see the lichhook plugin loaded."]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from lichhook.install import files, harness, jsonmerge
+from lichhook.install import entries, files, harness
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,48 +49,48 @@ class Claude(harness.Harness):
         explicit = self.env.get("CLAUDE_CONFIG_DIR")
         return os.path.join(explicit, ".claude.json") if explicit else os.path.join(self.env.home(), ".claude.json")
 
-    def handler(self, target: Target, *args: str) -> dict:
+    def handler(self, target: Target, *sub: str) -> entries.Wanted:
         if target.windows:
-            return {"type": "command", "command": target.python, "args": [target.archive, *args], "timeout": TIMEOUT}
-        return {"type": "command", "command": target.sh_line(*args), "timeout": TIMEOUT}
+            entry = {"type": "command", "command": target.python, "args": [target.archive, *sub], "timeout": TIMEOUT}
+            return entries.Wanted(sub, entry, {"command": entries.Python(), "args": entries.Argv()})
+        entry = {"type": "command", "command": target.sh_line(*sub), "timeout": TIMEOUT}
+        return entries.Wanted(sub, entry, {"command": entries.Line("sh")})
 
-    def groups(self, target: Target) -> dict:
+    def wanted(self, target: Target) -> dict:
+        """event -> lichhook's handlers under it."""
         return {
-            "SessionStart": [{"matcher": MATCHER, "hooks": [
-                self.handler(target, "claude"),
-                self.handler(target, "claude-code", "session-start"),
-            ]}],
-            "Stop": [{"hooks": [self.handler(target, "claude-code", "stop")]}],
+            "SessionStart": [self.handler(target, "claude"), self.handler(target, "claude-code", "session-start")],
+            "Stop": [self.handler(target, "claude-code", "stop")],
         }
 
-    def mcp_server(self, target: Target) -> dict:
-        return {"type": "stdio", "command": target.python, "args": [target.archive, "mcp"]}
+    @staticmethod
+    def group(event: str) -> dict:
+        return {"matcher": MATCHER} if event == "SessionStart" else {}
 
     def install(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()
-        wanted = self.groups(target)
+        wanted = self.wanted(target)
 
-        def add_hooks(raw):
-            def change(data):
-                hooks = harness.hooks_table(data, settings)
-                for event, groups in wanted.items():
-                    harness.set_groups(hooks, event, groups, target.owns, settings)
-            return jsonmerge.edit(raw, settings, change)
+        def add_hooks(doc, notes):
+            for event, handlers in wanted.items():
+                entries.install_hooks(doc, settings, ("hooks",), event, handlers, self.group(event), target, notes)
 
-        def add_mcp(raw):
-            return jsonmerge.edit(raw, mcp, lambda data: harness.put_server(data, mcp, "mcpServers",
-                                                                         self.mcp_server(target)))
+        def add_mcp(doc, notes):
+            entries.install_server(doc, mcp, ("mcpServers",), "lichhook", harness.server_entry(target), target, notes)
 
-        return [files.Edit(settings, add_hooks), files.Edit(mcp, add_mcp, mode=0o600)]
+        return [files.Edit(settings, harness.json_edit(settings, add_hooks)),
+                files.Edit(mcp, harness.json_edit(mcp, add_mcp), mode=0o600)]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()
         return [
-            files.Edit(settings, harness.removal(settings, lambda data: harness.drop_hooks(
-                data, ("SessionStart", "Stop"), target.owns, settings))),
-            files.Edit(mcp, harness.removal(mcp, lambda data: harness.drop_server(data, "mcpServers", target.owns))),
+            files.Edit(settings, harness.removal(settings, lambda doc, keep: entries.remove_hooks(
+                doc, ("hooks",), ("SessionStart", "Stop"), target, keep))),
+            files.Edit(mcp, harness.removal(mcp, lambda doc, keep: entries.remove_server(
+                doc, ("mcpServers",), "lichhook", target, keep))),
         ]
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        return (harness.found_in_json(self.settings_path(), target)
-                + harness.found_in_json(self.mcp_path(), target, hooks=False, servers="mcpServers"))
+        return (harness.found_in_json(self.settings_path(), target, wanted=self.wanted(target))
+                + harness.found_in_json(self.mcp_path(), target, table=(),
+                                        server=(("mcpServers",), "lichhook", harness.server_entry(target))))

@@ -1,7 +1,8 @@
 """``install`` and ``uninstall``: register lichhook in harnesses, or take it out again.
 
-Every file is planned before any is written: when one config cannot be read or
-parsed, nothing at all changes and the error names that file.
+Every file is planned before any is written. A harness with a config that cannot be
+read, parsed or written safely is skipped whole (none of its files change) and named
+with the reason; the others are done, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sys
 from lichhook.install import files, harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.ownership import Owners
 from lichhook.install.target import Target, current_python
 
 TYPE_CHECKING = False
@@ -52,22 +54,25 @@ def _choose(parser, args, env: Env, detected_only: bool) -> Optional[list]:
 
 
 def _plan(chosen: list, target: Target, action: str) -> tuple:
-    """([(harness, [Planned])], [error sentences])"""
-    plans, errors = [], []
+    """([(harness, [Planned])], [(harness, [error sentences])]): each harness is planned
+    on its own, and one whose files cannot all be handled is skipped whole, so a bad
+    file stops only its own harness."""
+    plans, skipped = [], []
     for h in chosen:
-        planned = []
+        planned, errors = [], []
         try:
-            edits = getattr(h, action)(target)
+            for edit in getattr(h, action)(target):
+                try:
+                    planned.append(edit.plan())
+                except ConfigError as exc:
+                    errors.append(str(exc))
         except ConfigError as exc:
-            errors.append(f"{h.name}: {exc}")
-            continue
-        for edit in edits:
-            try:
-                planned.append(edit.plan())
-            except ConfigError as exc:
-                errors.append(f"{h.name}: {exc}")
-        plans.append((h, planned))
-    return plans, errors
+            errors.append(str(exc))
+        if errors:
+            skipped.append((h, errors))
+        else:
+            plans.append((h, planned))
+    return plans, skipped
 
 
 def _show(plans: list, dry_run: bool, out) -> None:
@@ -78,9 +83,47 @@ def _show(plans: list, dry_run: bool, out) -> None:
             out.write("  nothing to do\n")
         for p in shown:
             out.write(f"  {p.describe(dry_run)}\n")
+            for note in p.notes:
+                out.write(f"    note: {note}\n")
             if dry_run and p.changed:
                 for line in p.diff().splitlines():
                     out.write(f"    {line}\n")
+
+
+def _apply(plans: list, owners: Owners, command: str) -> tuple:
+    """Write each harness's planned files: ([(harness, [Planned])], [(harness, [errors])])."""
+    done, failed = [], []
+    for h, planned in plans:
+        applied = []
+        try:
+            for p in planned:
+                applied.append(files.apply(p.edit, owners))
+        except ConfigError as exc:
+            changed = [p.path for p in applied if p.changed]
+            extra = f" (already changed: {', '.join(changed)}; run {command} {h.name} again)" if changed else ""
+            failed.append((h, [f"{exc}{extra}"]))
+        done.append((h, applied))
+    return done, failed
+
+
+def _owners(env: Env) -> Owners:
+    try:
+        home: Optional[str] = env.home()
+    except ConfigError:
+        home = None
+    return Owners(home, env.environ)
+
+
+def _report_skipped(command: str, skipped: list, any_done: bool) -> None:
+    for h, errors in skipped:
+        for e in errors:
+            sys.stderr.write(f"lichhook {command}: {h.name}: {e}\n")
+    names = ", ".join(h.name for h, _ in skipped)
+    if any_done:
+        sys.stderr.write(f"Skipped {names}: nothing was changed for {'it' if len(skipped) == 1 else 'them'}; "
+                         "the other harnesses were done.\n")
+    else:
+        sys.stderr.write(f"Skipped {names}. Nothing was changed.\n")
 
 
 def install_main(argv: List[str]) -> int:
@@ -126,41 +169,41 @@ def _install(argv: List[str]) -> int:
         return 0
     dest = stable.stable_archive()
     target = Target(current_python(), dest)
-    plans, errors = _plan(chosen, target, "install")
-    if errors:
-        return _refuse("install", errors)
-    copy = stable.copy_needed(source, dest)
+    plans, skipped = _plan(chosen, target, "install")
     out = sys.stdout
+    copy = bool(plans) and stable.copy_needed(source, dest)
     if args.dry_run:
-        out.write(f"archive: would copy {source} to {dest}\n" if copy else f"archive: {dest} is up to date\n")
+        if plans:
+            out.write(f"archive: would copy {source} to {dest}\n" if copy else f"archive: {dest} is up to date\n")
         _show(plans, True, out)
         out.write("Dry run: nothing was changed.\n")
-        return 0
+        if skipped:
+            _report_skipped("install", skipped, False)
+        return 1 if skipped else 0
+    if not plans:
+        _report_skipped("install", skipped, False)
+        return 1
+    owners = _owners(env)
     try:
         if copy:
-            stable.copy_archive(source, dest)
-        out.write(f"archive: {'copied ' + source + ' to ' if copy else ''}{dest}{'' if copy else ' (up to date)'}\n")
-        out.write(f"python:  {target.python}\n")
-        done = []
-        for h, planned in plans:
-            applied = [files.apply(p.edit) for p in planned]
-            done.append((h, applied))
+            stable.copy_archive(source, dest, owners)
     except ConfigError as exc:
-        sys.stderr.write(f"lichhook install: {exc}\n")
+        sys.stderr.write(f"lichhook install: {exc}\nNothing was changed.\n")
         return 1
+    out.write(f"archive: {'copied ' + source + ' to ' if copy else ''}{dest}{'' if copy else ' (up to date)'}\n")
+    out.write(f"python:  {target.python}\n")
+    done, failed = _apply(plans, owners, "install")
     _show(done, False, out)
     for h, applied in done:
         if any(p.changed for p in applied):
             for note in h.notes(target):
                 out.write(f"note: {note}\n")
-    return 0
-
-
-def _refuse(command: str, errors: List[str]) -> int:
-    for e in errors:
-        sys.stderr.write(f"lichhook {command}: {e}\n")
-    sys.stderr.write("Nothing was changed.\n")
-    return 1
+    for h, errors in failed:
+        for e in errors:
+            sys.stderr.write(f"lichhook install: {h.name}: {e}\n")
+    if skipped:
+        _report_skipped("install", skipped, True)
+    return 1 if skipped or failed else 0
 
 
 def _uninstall(argv: List[str]) -> int:
@@ -170,35 +213,44 @@ def _uninstall(argv: List[str]) -> int:
     chosen = _choose(parser, args, env, detected_only=False)
     dest = stable.stable_archive()
     target = Target(current_python(), dest)
-    plans, errors = _plan(chosen, target, "uninstall")
-    if errors:
-        return _refuse("uninstall", errors)
+    plans, skipped = _plan(chosen, target, "uninstall")
     out = sys.stdout
     if args.dry_run:
         _show(plans, True, out)
         out.write("Dry run: nothing was changed.\n")
-        return 0
-    done = []
-    try:
-        for h, planned in plans:
-            done.append((h, [files.apply(p.edit) for p in planned]))
-    except ConfigError as exc:
-        sys.stderr.write(f"lichhook uninstall: {exc}\n")
-        return 1
+        if skipped:
+            _report_skipped("uninstall", skipped, False)
+        return 1 if skipped else 0
+    done, failed = _apply(plans, _owners(env), "uninstall")
     _show(done, False, out)
+    for h, errors in failed:
+        for e in errors:
+            sys.stderr.write(f"lichhook uninstall: {h.name}: {e}\n")
+    if skipped:
+        _report_skipped("uninstall", skipped, bool(plans))
     _drop_archive_if_unused(env, target, out)
-    return 0
+    return 1 if skipped or failed else 0
 
 
 def _drop_archive_if_unused(env: Env, target: Target, out) -> None:
-    """Remove the per-user archive copy once no harness registration runs it."""
+    """Remove the per-user archive copy, but only once every config that could run it
+    was read and none does: a config that cannot be read right now may still run it."""
     import os
 
     if not os.path.exists(target.archive):
         return
+    reasons = []
     for h in harnesses.make_all(env):
-        if any(f.ours for f in h.registrations(target)):
-            return
+        try:
+            users = [f for f in h.registrations(target) if f.ours]
+        except ConfigError as exc:
+            reasons.append(f"lichhook cannot tell whether {h.name} still runs it, as {exc}")
+            continue
+        if users:
+            reasons.append(f"{h.name} still runs it ({users[0].path})")
+    if reasons:
+        out.write(f"archive: kept {target.archive}: {'; '.join(reasons)}\n")
+        return
     try:
         os.remove(target.archive)
         out.write(f"archive: removed {target.archive} (no harness runs it any more)\n")
@@ -206,6 +258,6 @@ def _drop_archive_if_unused(env: Env, target: Target, out) -> None:
         out.write(f"archive: could not remove {target.archive} ({exc.strerror or exc}); delete it by hand.\n")
         return
     try:
-        os.rmdir(os.path.dirname(target.archive))  # install made it for the archive alone
+        os.rmdir(os.path.dirname(target.archive))
     except OSError:
-        pass  # not empty: something else lives there, so it stays
+        pass  # not empty, or not ours to remove

@@ -4,7 +4,8 @@ tests set it), else ``$XDG_CONFIG_HOME/crush``, else ``~/.config/crush``.
 - Where the user already writes ``crushrc`` (Crush 0.88+ reads it first), lichhook adds
   a delimited block to it: ``hook add PreToolUse --name lichhook --command '...' --timeout 5``.
   crushrc is itself read by Crush's POSIX shell interpreter, so the command is quoted
-  once for the hook's shell and once more as the ``--command`` word.
+  once for the hook's shell and once more as the ``--command`` word. A reinstall
+  updates only lichhook's words inside ``--command`` and keeps the rest of that line.
 - Otherwise ``crush.json``: a flat ``PreToolUse`` entry ``{name, command, timeout}`` and
   ``mcp.lichhook`` (Crush's MCP table is ``mcp``, not ``mcpServers``).
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from lichhook.install import files, harness, jsonmerge, quoting, textblock
+from lichhook.install import entries, files, harness, jsonmerge, quoting, textblock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,51 +51,53 @@ class Crush(harness.Harness):
     def uses_crushrc(self) -> bool:
         return os.path.isfile(self.rc_path())
 
-    def entry(self, target: Target) -> dict:
-        return {"name": NAME, "command": target.sh_line("crush"), "timeout": TIMEOUT}
+    def handler(self, target: Target) -> entries.Wanted:
+        entry = {"name": NAME, "command": target.sh_line("crush"), "timeout": TIMEOUT}
+        return entries.Wanted(("crush",), entry, {"command": entries.Line("sh")})
+
+    def rc_line(self, command: str) -> str:
+        return f"hook add PreToolUse --name {NAME} --command {quoting.sh_quote(command)} --timeout {TIMEOUT}"
 
     def rc_block(self, target: Target, newline: str = "\n") -> str:
-        line = (f"hook add PreToolUse --name {NAME} --command {quoting.sh_quote(target.sh_line('crush'))} "
-                f"--timeout {TIMEOUT}")
-        return newline.join([BEGIN, line, END]) + newline
+        return newline.join([BEGIN, self.rc_line(target.sh_line("crush")), END]) + newline
 
     def install(self, target: Target) -> List[files.Edit]:
         if self.uses_crushrc():
             rc = self.rc_path()
 
-            def add_block(raw: Optional[bytes]) -> Optional[bytes]:
+            def add_block(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
                 text = _decode(raw, rc)
-                new = textblock.put(text, self.rc_block(target, textblock.newline_of(text)), BEGIN, END)
+                span = textblock.find(text, BEGIN, END)
+                if span:
+                    block = _updated_block(text[span[0]:span[1]], target, rc, notes)
+                    new = text[:span[0]] + block + text[span[1]:]
+                else:
+                    new = textblock.put(text, self.rc_block(target, textblock.newline_of(text)), BEGIN, END)
                 return raw if new == text else new.encode("utf-8")
 
             # a crush.json entry from an earlier install would run the hook twice
             return [files.Edit(rc, add_block)] + self._remove_json(target)
         path = self.json_path()
-        wanted = [self.entry(target)]
 
-        def add(raw):
-            def change(data):
-                hooks = harness.hooks_table(data, path)
-                harness.set_flat(hooks, "PreToolUse", wanted, target.owns, path)
-                harness.put_server(data, path, "mcp",
-                                   {"type": "stdio", "command": target.python, "args": [target.archive, "mcp"]})
-            return jsonmerge.edit(raw, path, change)
+        def add(doc, notes):
+            entries.install_hooks(doc, path, ("hooks",), "PreToolUse", [self.handler(target)], None, target, notes)
+            entries.install_server(doc, path, ("mcp",), "lichhook", harness.server_entry(target), target, notes)
 
-        return [files.Edit(path, add)]
+        return [files.Edit(path, harness.json_edit(path, add))]
 
     def _remove_json(self, target: Target) -> List[files.Edit]:
         path = self.json_path()
 
-        def change(data: dict) -> None:
-            harness.drop_hooks(data, ("PreToolUse",), target.owns, path, flat=True)
-            harness.drop_server(data, "mcp", target.owns)
+        def change(doc, keep) -> None:
+            entries.remove_hooks(doc, ("hooks",), ("PreToolUse",), target, keep, flat=True)
+            entries.remove_server(doc, ("mcp",), "lichhook", target, keep)
 
         return [files.Edit(path, harness.removal(path, change))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         rc = self.rc_path()
 
-        def remove_block(raw: Optional[bytes]) -> Optional[bytes]:
+        def remove_block(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
             if raw is None:
                 return None
             text = _decode(raw, rc)
@@ -104,26 +107,57 @@ class Crush(harness.Harness):
         return [files.Edit(rc, remove_block)] + self._remove_json(target)
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = harness.found_in_json(self.json_path(), target, servers="mcp")
-        try:
-            raw = files.read(self.rc_path())
-        except jsonmerge.ConfigError:
-            raw = None
+        found = harness.found_in_json(self.json_path(), target, wanted={"PreToolUse": [self.handler(target)]},
+                                      flat=True, server=(("mcp",), "lichhook", harness.server_entry(target)))
+        raw = files.read(self.rc_path())
         if raw is not None:
             text = raw.decode("utf-8", "replace")
             span = textblock.find(text, BEGIN, END)
             if span:
-                line = text[span[0]:span[1]].splitlines()[1]
-                import shlex
-
-                try:
-                    words = shlex.split(line)
-                    command = words[words.index("--command") + 1]
-                except (ValueError, IndexError):
-                    command = line
-                python, archive = harness.split_line(command)
-                found.append(harness.Found(self.rc_path(), "PreToolUse", command, python, archive, target.owns(command)))
+                line = _hook_line(text[span[0]:span[1]])
+                command = _command_word(line) if line is not None else None
+                if command is None:
+                    found.append(harness.Found(self.rc_path(), "PreToolUse", line or "", None, None))
+                else:
+                    python, archive = harness.split_line(command)
+                    added = entries.Line("sh").additions_text(command, target, ("crush",)) if target.owns(command) else []
+                    found.append(harness.Found(self.rc_path(), "PreToolUse", command, python, archive,
+                                               target.owns(command), added))
         return found
+
+
+def _hook_line(block: str) -> Optional[str]:
+    lines = block.splitlines()
+    return lines[1] if len(lines) > 2 else None
+
+
+def _command_word(line: str) -> Optional[str]:
+    import shlex
+
+    try:
+        words = shlex.split(line)
+        return words[words.index("--command") + 1]
+    except (ValueError, IndexError):
+        return None
+
+
+def _updated_block(block: str, target: Target, path: str, notes: List[str]) -> str:
+    """lichhook's crushrc block with its command brought up to date, keeping what the
+    user changed on that line (other flags, a timeout, words after ours)."""
+    import shlex
+
+    line = _hook_line(block)
+    command = _command_word(line) if line is not None else None
+    new = entries.Line("sh").updated_text(command, target, ("crush",)) if command is not None else None
+    if new is None:
+        notes.append(f"left lichhook's block in {path} as it is: its hook line was changed in a way lichhook "
+                     "cannot update. To update it, remove the block and install again.")
+        return block
+    if new == command:
+        return block
+    words = shlex.split(line)
+    words[words.index("--command") + 1] = new
+    return block.replace(line, " ".join(quoting.sh_quote(w) for w in words), 1)
 
 
 def _decode(raw: Optional[bytes], path: str) -> str:

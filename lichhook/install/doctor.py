@@ -90,7 +90,12 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
     out.write(f"\n{h.title} ({h.name})\n")
     reason = h.detected()
     out.write(f"  detected:   {'yes, ' + reason if reason else 'no'}\n")
-    found = h.registrations(target)
+    try:
+        found = h.registrations(target)
+    except ConfigError as exc:
+        out.write("  registered: cannot tell (a config cannot be read)\n")
+        problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
+        return
     ours = [f for f in found if f.ours]
     out.write(f"  registered: {'yes' if ours else 'no'}\n")
     for f in found:
@@ -99,6 +104,8 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
         out.write(f"      command: {f.text}\n")
         out.write(f"      python:  {f.python} ({_exists(f.python)})\n")
         out.write(f"      archive: {f.archive} ({_exists(f.archive)})\n")
+        if f.additions:
+            out.write(f"      customised (install keeps it): {'; '.join(f.additions)}\n")
         if f.python is None or f.archive is None:
             problems.append((h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
                              f"run {_install_hint(h.name)} to write it again, or remove that entry from {f.path}"))
@@ -110,21 +117,28 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
         if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
             problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                              _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
-    # Would an install change anything? Then the registration is incomplete or stale.
+    # Would an install change anything? Then the registration is incomplete or stale. An
+    # install changes only lichhook's own words in an entry and keeps what the user added,
+    # so a customised entry is not stale, and the fix below never discards additions.
     # Asked with each Python the entries name (one registration may name the same Python
     # in its long and its short form) and this run's, it is stale only if it is for all.
     pythons = [f.python for f in ours if f.python and os.path.isfile(f.python)] + [target.python]
     try:
         for python in dict.fromkeys(pythons):
             check = Target(python, target.archive, target.windows, target.short_path)
-            pending = [p for p in (e.plan() for e in h.install(check)) if p.changed]
+            planned = [e.plan() for e in h.install(check)]
+            pending = [p for p in planned if p.changed]
             if not pending:
                 break
     except ConfigError as exc:
         problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
         return
+    for note in dict.fromkeys(n for p in planned for n in p.notes):
+        out.write(f"  note: {note}\n")
     if ours and pending:
         files_ = ", ".join(p.path for p in pending)
-        problems.append((h.name, f"the registration is incomplete or out of date ({files_})", _install_hint(h.name)))
+        kept = " (it keeps what you added to lichhook's entries)" if any(f.additions for f in ours) else ""
+        problems.append((h.name, f"the registration is incomplete or out of date ({files_})",
+                         _install_hint(h.name) + kept))
     elif reason and not ours:
         problems.append((h.name, "detected but lichhook is not registered", _install_hint(h.name)))

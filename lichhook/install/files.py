@@ -1,46 +1,186 @@
-"""Planned file edits: read, transform, show as a diff, write atomically with a backup.
+"""Planned file edits on a user's files: read, transform, show as a diff, and write back
+without ever damaging what is there.
 
 An ``Edit`` is a path and a pure function from the file's bytes (None: absent) to its
 new bytes (None: delete). Planning runs the function; applying runs it again on what
-is on disk at that moment, so a harness rewriting its own config between the two
-(Claude Code rewrites ``~/.claude.json`` often) loses nothing.
+is on disk at that moment.
+
+What every write keeps:
+
+- Only regular files are read or written. A FIFO, a device, a socket or a folder where a
+  config belongs is refused at once, never opened for reading in a way that could wait.
+- A symbolic link is followed: the file it points to is replaced, atomically, in its own
+  folder, and the link stays a link. A dangling link, a link loop, and a file (linked or
+  not) whose folder cannot be written are refused, naming the path and the fix.
+- An existing file keeps its mode, owner and group. A new file or folder gets the owner
+  ``ownership.Owners`` gives it (the user's, when root runs install for them).
+- A file with more than one hard link is refused: replacing it would split the links.
+- A harness rewriting its file meanwhile loses nothing. The file is replaced only if it
+  still is the one read (checked after the new file is flushed, just before the swap);
+  otherwise it is read and transformed again, a few times at most. On Linux the swap is
+  an atomic exchange (``renameat2(RENAME_EXCHANGE)``): a version written in the
+  microseconds between the check and the swap comes back out, is put back at once, and
+  the edit is planned again from it. Elsewhere a plain rename follows the check, which
+  leaves those microseconds open.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 from lichhook.install.jsonmerge import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Sequence
+    from typing import Callable, List, Optional, Sequence
+
+    from lichhook.install.ownership import Owners
 
 BACKUP_SUFFIX = ".lichhook-backup"
+ATTEMPTS = 20
+_O_BINARY = getattr(os, "O_BINARY", 0)
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode: int) -> str:
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+class Snapshot:
+    """A file as read: ``path`` as named, ``real`` the file a link points to (or the
+    path itself), ``data`` its bytes (None: absent), ``st`` its status when present."""
+
+    def __init__(self, path: str, real: str, data: Optional[bytes], st: Optional[os.stat_result]) -> None:
+        self.path = path
+        self.real = real
+        self.data = data
+        self.st = st
+        self.linked = os.path.islink(path)
+
+
+def _resolve(path: str) -> str:
+    """The file ``path`` names after following links; refuses dangling links and loops."""
+    try:
+        lst = os.lstat(path)
+    except FileNotFoundError:
+        lst = None
+    except NotADirectoryError:
+        raise ConfigError(f"cannot use {path}: a part of that path is a file, not a folder; move it away, then run again.")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+    if lst is not None and stat.S_ISLNK(lst.st_mode):
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            raise ConfigError(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist; "
+                              "create that file or remove the link, then run again. Nothing was changed there.")
+        except OSError as exc:
+            raise ConfigError(f"{path} is a symbolic link that cannot be followed ({_why(exc)}); "
+                              "fix or remove the link, then run again.")
+    if lst is None:
+        from lichhook.install.ownership import nearest_existing
+
+        above = nearest_existing(path)
+        if os.path.islink(above) and not os.path.exists(above):
+            raise ConfigError(f"cannot create {path}: {above} is a symbolic link to {os.readlink(above)}, which does "
+                              "not exist; create that folder or remove the link, then run again.")
+    # realpath also resolves links among the folders, and keeps the parts that do not
+    # exist yet: a new file is created in the folder a linked config folder points to.
+    return os.path.realpath(path)
+
+
+def snapshot(path: str) -> Snapshot:
+    """Read ``path`` as it is now. Raises ConfigError naming the path and the fix."""
+    real = _resolve(path)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return Snapshot(path, real, None, None)
+    except NotADirectoryError:
+        raise ConfigError(f"cannot use {path}: a part of that path is a file, not a folder; move it away, then run again.")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
+    try:
+        # Non-blocking: should a FIFO replace the file after the check above, the open
+        # returns at once and the fstat below refuses it.
+        fd = os.open(real, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return Snapshot(path, real, None, None)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
+        data = _read_all(fd)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+    finally:
+        os.close(fd)
+    return Snapshot(path, real, data, st)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def read(path: str) -> Optional[bytes]:
     """The file's bytes, or None when it does not exist."""
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise ConfigError(f"{path} is a folder, where a file was expected; move it away, then run again.")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}; fix its permissions, then run again.")
+    return snapshot(path).data
+
+
+def check_writable(snap: Snapshot, deleting: bool = False) -> None:
+    """Refuse, before anything is written, a change that could not be made safely."""
+    from lichhook.install.ownership import nearest_existing, running_as_root
+
+    folder = os.path.dirname(snap.real)
+    where = nearest_existing(folder)
+    if not os.path.isdir(where):
+        raise ConfigError(f"cannot create {snap.path}: {where} is a file, not a folder; move it away, then run again.")
+    if not os.access(where, os.W_OK | os.X_OK):
+        if snap.linked:
+            raise ConfigError(f"{snap.path} is a symbolic link to {snap.real}, and the folder {where} cannot be "
+                              "written by you; make it writable, or replace the link with a copy of the file, "
+                              "then run again. Nothing was changed there.")
+        raise ConfigError(f"cannot write {snap.path}: the folder {where} cannot be written by you; "
+                          "make it writable, then run again.")
+    if snap.st is None or deleting:
+        return
+    if snap.st.st_nlink > 1:
+        raise ConfigError(f"{snap.path} has {snap.st.st_nlink} hard links; replacing it would split them. "
+                          "Make it a single file or a symbolic link, then run again.")
+    if hasattr(os, "geteuid") and not running_as_root() and snap.st.st_uid != os.geteuid():
+        raise ConfigError(f"{snap.path} belongs to another user (uid {snap.st.st_uid}); rewriting it would make it "
+                          "yours. Run this as that user, or change the file's owner, then run again.")
 
 
 class Edit:
     """One file lichhook may change.
 
-    ``backup``: keep ``<file>.lichhook-backup`` (once) before the first change of a file
-    that existed, as for every user config. ``prune_dirs``: folders to remove when a
-    deletion leaves them empty (folders lichhook itself made).
+    ``transform(raw, notes)`` returns the new bytes and may append sentences for the
+    user to ``notes``. ``backup``: keep ``<file>.lichhook-backup`` (once) before the first
+    change of a file that existed, as for every user config. ``prune_dirs``: folders to
+    remove when a deletion leaves them empty (folders lichhook itself made). ``mode``:
+    the mode of a file this edit creates.
     """
 
-    def __init__(self, path: str, transform: Callable[[Optional[bytes]], Optional[bytes]],
+    def __init__(self, path: str, transform: Callable[[Optional[bytes], List[str]], Optional[bytes]],
                  backup: bool = True, prune_dirs: Sequence[str] = (), mode: int = 0o644) -> None:
         self.path = path
         self.transform = transform
@@ -49,15 +189,25 @@ class Edit:
         self.mode = mode
 
     def plan(self) -> "Planned":
-        before = read(self.path)
-        return Planned(self, before, self.transform(before))
+        snap = snapshot(self.path)
+        notes: list = []
+        after = self.transform(snap.data, notes)
+        planned = Planned(self, snap, after, notes)
+        if planned.changed:
+            check_writable(snap, deleting=after is None)
+        return planned
 
 
 class Planned:
-    def __init__(self, edit: Edit, before: Optional[bytes], after: Optional[bytes]) -> None:
+    def __init__(self, edit: Edit, snap: Snapshot, after: Optional[bytes], notes: Optional[List[str]] = None) -> None:
         self.edit = edit
-        self.before = before
+        self.snap = snap
         self.after = after
+        self.notes = list(notes or ())
+
+    @property
+    def before(self) -> Optional[bytes]:
+        return self.snap.data
 
     @property
     def path(self) -> str:
@@ -71,9 +221,10 @@ class Planned:
         if not self.changed:
             return f"unchanged {self.path}"
         verb = "remove" if self.after is None else "create" if self.before is None else "change"
+        where = f" (through the link to {self.snap.real})" if self.snap.linked else ""
         if dry_run:
-            return f"would {verb} {self.path}"
-        return f"{verb}d {self.path}"
+            return f"would {verb} {self.path}{where}"
+        return f"{verb}d {self.path}{where}"
 
     def diff(self) -> str:
         """A unified diff from the file as it is to the file as it would be."""
@@ -94,48 +245,261 @@ class Planned:
         return text
 
 
-def write_atomic(path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, so a
-    reader sees the old file or the new one, never half of either."""
-    from lichhook import diskio
-
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    diskio.write_atomic(path, data, mode)
+# -- writing --------------------------------------------------------------------------
 
 
-def _keep_backup(path: str, before: bytes, mode: int) -> None:
-    backup = path + BACKUP_SUFFIX
-    if not os.path.exists(backup):
-        write_atomic(backup, before, mode)
+def _write_temp(folder: str, name: str, data: bytes, mode: int, ids: Optional[tuple]) -> tuple:
+    """(path, status) of a new file in ``folder`` holding ``data``, flushed to disk,
+    with ``mode`` and owner ``ids``."""
+    from lichhook.diskio import TMP_SUFFIX
+
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        if ids is not None and hasattr(os, "fchown"):
+            os.fchown(fd, *ids)
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+        st = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink(tmp)
+        raise
+    os.close(fd)
+    if not hasattr(os, "fchmod"):
+        os.chmod(tmp, mode)
+    return tmp, st
 
 
-def apply(edit: Edit) -> Planned:
-    """Bring the file to its planned state; returns what was done. A file that changes
-    on disk while this runs is read and transformed again (a few times at most)."""
-    for _ in range(5):
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+_exchange_fn: list = []
+
+
+def _exchanger() -> object:
+    """libc's renameat2 on Linux, else None. Looked up before the check that precedes a
+    swap: loading ctypes takes milliseconds, which must not stand between the two."""
+    if not _exchange_fn:
+        fn = None
+        import sys
+
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                fn = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+                if fn is not None:
+                    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+                    fn.restype = ctypes.c_int
+            except (OSError, AttributeError, ImportError):
+                fn = None
+        _exchange_fn.append(fn)
+    return _exchange_fn[0]
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the files at ``a`` and ``b`` atomically; False where the system cannot."""
+    fn = _exchanger()
+    if fn is None:
+        return False
+    import ctypes
+    import errno
+
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV, errno.EPERM):
+        return False  # this file system cannot exchange; check, then rename
+    raise OSError(err, os.strerror(err), b)
+
+
+def _read_held(path: str) -> tuple:
+    """(status, bytes) of a file lichhook just moved aside."""
+    fd = os.open(path, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        return os.fstat(fd), _read_all(fd)
+    finally:
+        os.close(fd)
+
+
+def _create(snap: Snapshot, data: bytes, mode: int, owners: Optional[Owners]) -> bool:
+    """Create the absent file; False when someone created it meanwhile."""
+    from lichhook.install.ownership import make_folders
+
+    folder = os.path.dirname(snap.real)
+    make_folders(folder, owners)
+    ids = owners.for_new(snap.real) if owners else None
+    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, ids)
+    try:
+        try:
+            os.link(tmp, snap.real)  # fails if a file appeared: never overwrite one unread
+            return True
+        except FileExistsError:
+            return False
+        except OSError:
+            if os.path.lexists(snap.real):
+                return False
+            from lichhook.diskio import replace
+
+            replace(tmp, snap.real)
+            return True
+    finally:
+        _unlink(tmp)
+
+
+def _identity(st: os.stat_result) -> tuple:
+    return st.st_dev, st.st_ino
+
+
+def _unchanged(snap: Snapshot) -> bool:
+    """Whether the file still is the one read (same file, size and modification time)."""
+    assert snap.st is not None
+    try:
+        st = os.stat(snap.real)
+    except OSError:
+        return False
+    return (_identity(st), st.st_size, st.st_mtime_ns) == (_identity(snap.st), snap.st.st_size, snap.st.st_mtime_ns)
+
+
+def _replace(snap: Snapshot, data: bytes) -> bool:
+    """Replace the file read as ``snap`` with ``data``; False when it changed since it
+    was read (then nothing was replaced, and planning starts over)."""
+    assert snap.st is not None
+    from lichhook.install.ownership import running_as_root
+
+    folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
+    ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
+    tmp, ours = _write_temp(folder, name, data, stat.S_IMODE(snap.st.st_mode), ids)
+    _exchanger()
+    try:
+        if not _unchanged(snap):
+            return False
+        if not _exchange(tmp, snap.real):
+            # No atomic exchange on this system: the check above, then the rename.
+            from lichhook.diskio import replace
+
+            replace(tmp, snap.real)
+            tmp = ""
+            return True
+        # ``tmp`` now names what stood at the path an instant ago. It should be the file
+        # read; if someone wrote theirs in the microseconds since the check, put theirs
+        # back at once (it is held here, not lost) and plan again from it.
+        displaced = os.lstat(tmp)
+        if _identity(displaced) == _identity(snap.st) and _read_held(tmp)[1] == snap.data:
+            return True
+        _exchange(tmp, snap.real)
+        if _identity(os.lstat(tmp)) != _identity(ours):
+            _exchange(tmp, snap.real)  # a yet newer version landed meanwhile: it wins
+        return False
+    finally:
+        if tmp:
+            _unlink(tmp)
+
+
+def _delete(snap: Snapshot) -> bool:
+    """Delete the file if it still is what was read; False when it changed."""
+    from lichhook.diskio import TMP_SUFFIX
+
+    folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
+    aside = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}")
+    try:
+        os.rename(snap.real, aside)  # atomic: whatever stands there now is ours to inspect
+    except FileNotFoundError:
+        return True
+    st, data = _read_held(aside)
+    assert snap.st is not None
+    if (st.st_dev, st.st_ino) == (snap.st.st_dev, snap.st.st_ino) and data == snap.data:
+        _unlink(aside)
+        return True
+    try:
+        os.link(aside, snap.real)  # put their version back, unless a newer one appeared
+    except OSError:
+        if not os.path.lexists(snap.real):
+            os.rename(aside, snap.real)
+            return False
+    _unlink(aside)
+    return False
+
+
+def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
+    """``<path>.lichhook-backup`` beside the path as named (beside a link, not in the
+    folder it points into), once: with the original's bytes, mode and owner."""
+    backup = snap.path + BACKUP_SUFFIX
+    if os.path.lexists(backup) or snap.data is None or snap.st is None:
+        return
+    from lichhook.install.ownership import running_as_root
+
+    folder = os.path.dirname(os.path.abspath(backup))
+    ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
+    tmp, _ = _write_temp(folder, os.path.basename(backup), snap.data, stat.S_IMODE(snap.st.st_mode), ids)
+    try:
+        os.link(tmp, backup)
+    except OSError:
+        if not os.path.lexists(backup):
+            from lichhook.diskio import replace
+
+            replace(tmp, backup)
+    finally:
+        _unlink(tmp)
+
+
+def apply(edit: Edit, owners: Optional[Owners] = None) -> Planned:
+    """Bring the file to its planned state; returns what was done."""
+    for _ in range(ATTEMPTS):
         planned = edit.plan()
         if not planned.changed:
             return planned
-        if read(edit.path) != planned.before:
-            continue  # someone wrote it meanwhile: plan again from the new bytes
+        snap = planned.snap
         try:
-            mode = os.stat(edit.path).st_mode & 0o7777 if planned.before is not None else edit.mode
-        except OSError:
-            mode = edit.mode
-        try:
-            # A deletion only ever removes what is wholly lichhook's: nothing to back up.
-            if planned.before is not None and planned.after is not None and edit.backup:
-                _keep_backup(edit.path, planned.before, mode)
+            if planned.before is None:
+                assert planned.after is not None
+                if _create(snap, planned.after, edit.mode, owners):
+                    return planned
+                continue
             if planned.after is None:
-                os.remove(edit.path)
-                for folder in edit.prune_dirs:
-                    try:
-                        os.rmdir(folder)
-                    except OSError:
-                        pass  # not empty, or already gone: keep it
-            else:
-                write_atomic(edit.path, planned.after, mode)
+                if snap.linked:
+                    raise ConfigError(f"{edit.path} is a symbolic link; lichhook does not delete the file it points to.")
+                if _delete(snap):
+                    for folder in edit.prune_dirs:
+                        try:
+                            os.rmdir(folder)
+                        except OSError:
+                            pass  # not empty, or already gone: keep it
+                    return planned
+                continue
+            if edit.backup:
+                _keep_backup(snap, owners)
+            if _replace(snap, planned.after):
+                return planned
         except OSError as exc:
-            raise ConfigError(f"cannot write {edit.path}: {exc.strerror or exc}; check its folder's permissions.")
-        return planned
+            raise ConfigError(f"cannot write {edit.path}: {_why(exc)}; check its folder's permissions.")
     raise ConfigError(f"{edit.path} kept changing while lichhook tried to update it; close the program writing it and run again.")
+
+
+def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners]) -> None:
+    """Put ``data`` at ``path`` whatever stands there (a file lichhook alone writes, such
+    as the installed archive): atomically, a new file owned as ``owners`` says."""
+    from lichhook.install.ownership import make_folders
+
+    snap = snapshot(path)
+    folder = os.path.dirname(snap.real)
+    make_folders(folder, owners)
+    ids = owners.for_new(snap.real) if owners else None
+    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, ids)
+    from lichhook.diskio import replace
+
+    try:
+        replace(tmp, snap.real)
+    except BaseException:
+        _unlink(tmp)
+        raise

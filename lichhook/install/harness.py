@@ -1,5 +1,5 @@
-"""What every harness installer shares: the environment it reads, the base class, and
-helpers for the two hook-list shapes (Claude-style groups and flat handler lists)."""
+"""What every harness installer shares: the environment it reads, the base class, the
+transforms that edit a JSON config, and reading a registered command back."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ import os
 import shutil
 import sys
 
-from lichhook.install import files, jsonmerge
+from lichhook.install import entries, files, jsonmerge
 from lichhook.install.jsonmerge import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, List, Mapping, Optional
+    from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
     from lichhook.install.files import Edit
+    from lichhook.install.jsonedit import Doc
     from lichhook.install.target import Target
 
 
@@ -55,16 +56,18 @@ class Env:
 
 
 class Found:
-    """One lichhook registration seen in a harness's config, for ``doctor``."""
+    """One lichhook registration seen in a harness's config, for ``doctor``.
+    ``additions``: what the user added to or changed in it, in words."""
 
     def __init__(self, path: str, label: str, text: str, python: Optional[str], archive: Optional[str],
-                 ours: bool = True) -> None:
+                 ours: bool = True, additions: Optional[List[str]] = None) -> None:
         self.path = path
         self.label = label
         self.text = text
         self.python = python
         self.archive = archive
         self.ours = ours
+        self.additions = list(additions or ())
 
 
 class Harness:
@@ -97,6 +100,8 @@ class Harness:
         raise NotImplementedError
 
     def registrations(self, target: Target) -> List[Found]:
+        """lichhook's entries in this harness's configs. Raises ConfigError when a config
+        that could hold one cannot be read: then nobody can say none runs the archive."""
         return []
 
     def notes(self, target: Target) -> List[str]:
@@ -104,206 +109,131 @@ class Harness:
         return []
 
 
-# -- hook entries ----------------------------------------------------------------------
+# -- JSON configs -------------------------------------------------------------------------
 
 
-def handler_text(handler: object) -> str:
-    """Every command-like string of a hook handler, joined: what marks it as ours."""
-    if not isinstance(handler, dict):
-        return ""
-    parts = [handler.get(k) for k in ("command", "commandWindows", "command_windows")]
-    args = handler.get("args")
-    if isinstance(args, list):
-        parts.extend(args)
-    return "\n".join(p for p in parts if isinstance(p, str))
-
-
-def _event_list(hooks: dict, event: str, path: str) -> list:
-    value = hooks.get(event, [])
-    if not isinstance(value, list):
-        raise ConfigError(f"{path}: hooks.{event} is not a list; fix it, then run again. It was left untouched.")
-    return value
-
-
-def hooks_table(data: dict, path: str, key: str = "hooks") -> dict:
-    value = data.setdefault(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{path}: {key!r} is not an object; fix it, then run again. It was left untouched.")
-    return value
-
-
-def _group_handlers(group: object) -> list:
-    if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-        return group["hooks"]
-    return []
-
-
-def strip_groups(groups: list, owns: Callable[[str], bool]) -> list:
-    """``groups`` without lichhook's handlers; a group left with no handler goes too."""
-    kept = []
-    for group in groups:
-        handlers = _group_handlers(group)
-        mine = [h for h in handlers if owns(handler_text(h))]
-        if not mine:
-            kept.append(group)
-            continue
-        rest = [h for h in handlers if not owns(handler_text(h))]
-        if rest:
-            trimmed = dict(group)
-            trimmed["hooks"] = rest
-            kept.append(trimmed)
-    return kept
-
-
-def set_groups(hooks: dict, event: str, wanted: list, owns: Callable[[str], bool], path: str) -> None:
-    """Make lichhook's groups under ``event`` exactly ``wanted``, leaving every other
-    group where it is; nothing moves when they already are."""
-    groups = _event_list(hooks, event, path)
-    mine = [g for g in groups if any(owns(handler_text(h)) for h in _group_handlers(g))]
-    if mine == wanted:
-        return
-    hooks[event] = strip_groups(groups, owns) + wanted
-
-
-def remove_groups(hooks: dict, event: str, owns: Callable[[str], bool], path: str) -> None:
-    if event not in hooks:
-        return
-    groups = _event_list(hooks, event, path)
-    kept = strip_groups(groups, owns)
-    if len(kept) != len(groups) or kept != groups:
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-
-
-def set_flat(hooks: dict, event: str, wanted: list, owns: Callable[[str], bool], path: str) -> None:
-    """The flat shape (Antigravity's PreInvocation, Crush): handlers directly in the list."""
-    handlers = _event_list(hooks, event, path)
-    mine = [h for h in handlers if owns(handler_text(h))]
-    if mine == wanted:
-        return
-    hooks[event] = [h for h in handlers if not owns(handler_text(h))] + wanted
-
-
-def remove_flat(hooks: dict, event: str, owns: Callable[[str], bool], path: str) -> None:
-    if event not in hooks:
-        return
-    handlers = _event_list(hooks, event, path)
-    kept = [h for h in handlers if not owns(handler_text(h))]
-    if len(kept) != len(handlers):
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-
-
-def drop_if_empty(data: dict, key: str, had_content: bool) -> None:
-    """Remove ``data[key]`` when lichhook's removal emptied it (an empty table the user
-    wrote stays)."""
-    if had_content and key in data and data[key] in ({}, []):
-        del data[key]
-
-
-def all_handlers(data: object) -> list:
-    """(event, handler) for every handler in a hooks table of either shape."""
-    out = []
-    if not isinstance(data, dict):
-        return out
-    for event, entries in data.items():
-        if not isinstance(entries, list):
-            continue
-        for entry in entries:
-            handlers = _group_handlers(entry) if isinstance(entry, dict) and "hooks" in entry else [entry]
-            for handler in handlers:
-                if isinstance(handler, dict):
-                    out.append((event, handler))
-    return out
-
-
-# -- uninstall, MCP servers, and what doctor finds ------------------------------------
-
-
-def created_by_lichhook(path: str) -> str:
-    """jsonmerge's delete request when lichhook made this file (no backup of a user's
-    original exists beside it), so uninstall leaves no empty file behind."""
-    return "" if os.path.exists(path + files.BACKUP_SUFFIX) else "delete-if-empty"
-
-
-def removal(path: str, change: Callable[[dict], object]) -> Callable[[Optional[bytes]], Optional[bytes]]:
-    """An uninstall transform for a JSON config: ``change`` takes lichhook's entries out
-    of the loaded data; an absent file stays absent, and a file lichhook created goes
-    once nothing is left in it."""
-    def transform(raw: Optional[bytes]) -> Optional[bytes]:
-        if raw is None:
-            return None
-
-        def run(data: dict) -> str:
-            change(data)
-            return created_by_lichhook(path)
-        return jsonmerge.edit(raw, path, run)
+def json_edit(path: str, change: Callable[[Doc, List[str]], object]) -> Callable:
+    """An install transform for a JSON config: ``change(doc, notes)`` edits it in place."""
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+        return jsonmerge.edit(raw, path, lambda doc: change(doc, notes))
 
     return transform
 
 
-def put_server(data: dict, path: str, table: str, server: dict) -> None:
-    """``data[table]["lichhook"] = server``, leaving the table alone when it already is."""
-    servers = hooks_table(data, path, table)
-    if servers.get("lichhook") != server:
-        servers["lichhook"] = server
-
-
-def drop_server(data: dict, table: str, owns: Callable[[str], bool]) -> None:
-    servers = data.get(table)
-    if isinstance(servers, dict):
-        had = bool(servers)
-        if owns(handler_text(servers.get("lichhook"))):
-            del servers["lichhook"]
-        drop_if_empty(data, table, had)
-
-
-def drop_hooks(data: dict, events: tuple, owns: Callable[[str], bool], path: str, flat: bool = False) -> None:
-    """Take lichhook's handlers out of ``data["hooks"]`` under each event."""
-    hooks = data.get("hooks")
-    if isinstance(hooks, dict):
-        had = bool(hooks)
-        for event in events:
-            (remove_flat if flat else remove_groups)(hooks, event, owns, path)
-        drop_if_empty(data, "hooks", had)
-
-
-def read_json_quietly(path: str) -> object:
-    """The parsed file, or None (absent or broken: doctor reports it separately)."""
+def _original(path: str) -> Optional[tuple]:
+    """(bytes, Doc or None) of the file as it was before lichhook first changed it,
+    from its backup; None without a backup."""
     try:
-        raw = files.read(path)
-        return jsonmerge.parse(raw, path)[0] if raw is not None else None
+        raw = files.read(path + files.BACKUP_SUFFIX)
     except ConfigError:
         return None
+    if raw is None:
+        return None
+    try:
+        return raw, jsonmerge.parse(raw, path)
+    except ConfigError:
+        return raw, None
 
 
-def found_entry(found: list, path: str, label: str, handler: dict, target: Target) -> None:
-    """Record ``handler`` when it runs this archive, or any lichhook archive."""
-    text = handler_text(handler)
+def removal(path: str, change: Callable[[Doc, Callable[[tuple], Optional[str]]], object]) -> Callable:
+    """An uninstall transform for a JSON config. ``change(doc, keep)`` takes lichhook's
+    entries out; ``keep`` says which emptied containers the user had, empty, before
+    lichhook first changed the file (their text comes back as it was). When the whole
+    object is left empty: a file lichhook created (no backup beside it) is deleted; a
+    file that was blank or ``{}`` before gets its original bytes back."""
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+        if raw is None:
+            return None
+        original = _original(path)
+        before = original[1] if original is not None else None
+
+        def keep(where: tuple) -> Optional[str]:
+            if before is None or not all(isinstance(step, str) for step in where):
+                return None
+            node = before.at(where)
+            if node is not None and node.kind in ("object", "array") and not node.children():
+                return node.raw
+            return None
+
+        bom, doc = jsonmerge.load(raw, path)
+        text = doc.text
+        change(doc, keep)
+        if doc.text == text:
+            return raw
+        if doc.root is not None and not doc.root.members():
+            if before is not None and (before.root is None or not before.root.members()):
+                return original[0]  # blank or {} before lichhook: exactly that again
+            if original is None or (before is not None and _only_lichhooks(before, change)):
+                # lichhook created the file (a backup, if any, is of lichhook's own entries)
+                return raw if os.path.islink(path) else None
+        return bom + doc.text.encode("utf-8")
+
+    return transform
+
+
+def _only_lichhooks(doc: Doc, change: Callable) -> bool:
+    """Whether taking lichhook's entries out of ``doc`` leaves nothing."""
+    from lichhook.install.jsonedit import Doc
+
+    copy = Doc(doc.text)
+    change(copy, lambda where: None)
+    return copy.root is not None and not copy.root.members()
+
+
+def read_json(path: str) -> Optional[Doc]:
+    """The parsed config, or None when absent. Raises ConfigError when unreadable."""
+    raw = files.read(path)
+    return jsonmerge.parse(raw, path) if raw is not None else None
+
+
+def found_entry(found: list, path: str, label: str, node: object, target: Target,
+                wanted: Sequence[entries.Wanted] = ()) -> None:
+    """Record the handler or server at ``node`` when it runs this archive, or any
+    lichhook archive."""
+    text = entries.handler_strings(node)
     ours = target.owns(text)
     if not ours and "lichhook" not in text:
         return
-    python, archive = split_command(handler, target.windows)
-    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours))
+    python, archive = split_command(entries.handler_dict(node), target.windows)
+    added: List[str] = []
+    if ours:
+        for w in wanted:
+            if entries.matches(node, w, target):
+                added = entries.additions(node, w, target)
+                break
+    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added))
 
 
-def found_in_json(path: str, target: Target, hooks: bool = True, servers: str = "") -> List[Found]:
-    """lichhook's handlers in the file's ``hooks`` table and its server in ``servers``."""
+def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
+                  wanted: Optional[Dict[str, List[entries.Wanted]]] = None, flat: bool = False,
+                  server: Optional[tuple] = None) -> List[Found]:
+    """lichhook's handlers under every event of ``table`` and, with ``server`` =
+    (table, name, Wanted), its MCP server. Raises ConfigError when unreadable."""
     found: list = []
-    data = read_json_quietly(path)
-    if not isinstance(data, dict):
+    doc = read_json(path)
+    if doc is None or doc.root is None:
         return found
-    if hooks:
-        for event, handler in all_handlers(data.get("hooks")):
-            found_entry(found, path, event, handler, target)
-    table = data.get(servers) if servers else None
-    if isinstance(table, dict) and isinstance(table.get("lichhook"), dict):
-        found_entry(found, path, f"{servers}.lichhook", table["lichhook"], target)
+    if table:
+        events = doc.at(table)
+        for member in events.members() if events is not None else []:
+            for item in member.value.items():
+                handlers = [item] if flat or item.get("hooks") is None else (item.get("hooks").items())
+                for handler in handlers:
+                    if handler.kind == "object":
+                        found_entry(found, path, member.key, handler, target, (wanted or {}).get(member.key, ()))
+    if server is not None:
+        where = (*server[0], server[1])
+        node = doc.at(where)
+        if node is not None and node.kind == "object":
+            found_entry(found, path, ".".join(where), node, target, [server[2]])
     return found
+
+
+def server_entry(target: Target, stdio_type: bool = True) -> entries.Wanted:
+    """An MCP server running ``<python> <archive> mcp`` over stdio."""
+    entry = {"type": "stdio"} if stdio_type else {}
+    entry.update({"command": target.python, "args": [target.archive, "mcp"]})
+    return entries.Wanted(("mcp",), entry, {"command": entries.Python(), "args": entries.Argv()})
 
 
 # -- reading a registered command back ------------------------------------------------
@@ -325,6 +255,15 @@ def split_line(text: str) -> tuple:
     """(python, archive) from a command line lichhook wrote in any of its forms: the
     PowerShell form (``& '...' '...'``), the PowerShell-and-cmd form (a bare Windows
     program path first, then bare words and double quotes), or a POSIX line."""
+    words = split_words(text)
+    if words is None or len(words) < 2:
+        return None, None
+    return words[0], words[1]
+
+
+def split_words(text: str) -> Optional[list]:
+    """Every word of a command line in any of lichhook's forms (see ``split_line``), or
+    None when it does not split."""
     from lichhook.install import quoting
 
     text = text.strip()
@@ -341,7 +280,5 @@ def split_line(text: str) -> tuple:
         try:
             words = shlex.split(text)
         except ValueError:
-            return None, None
-    if len(words) < 2:
-        return None, None
-    return words[0], words[1]
+            return None
+    return words

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 
-from lichhook.install import files, harness, jsonmerge, owned
+from lichhook.install import entries, files, harness, jsonmerge, owned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,10 +67,7 @@ class JsModuleHarness(harness.Harness):
 
     def registrations(self, target: Target) -> List[harness.Found]:
         path = self.module_path()
-        try:
-            raw = files.read(path)
-        except jsonmerge.ConfigError:
-            return []
+        raw = files.read(path)
         if raw is None or MARKER not in raw:
             return []
         python, archive = baked_paths(raw)
@@ -122,18 +119,19 @@ class Omp(JsModuleHarness):
 
     def install(self, target: Target) -> List[files.Edit]:
         path = self.mcp_path()
-        server = {"command": target.python, "args": [target.archive, "mcp"]}
 
-        def add(raw: Optional[bytes]) -> Optional[bytes]:
-            return jsonmerge.edit(raw, path, lambda data: harness.put_server(data, path, "mcpServers", server))
+        def add(doc, notes: List[str]) -> None:
+            entries.install_server(doc, path, ("mcpServers",), "lichhook", harness.server_entry(target, stdio_type=False),
+                                   target, notes)
 
-        return super().install(target) + [files.Edit(path, add)]
+        return super().install(target) + [files.Edit(path, harness.json_edit(path, add))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         path = self.mcp_path()
-        return super().uninstall(target) + [
-            files.Edit(path, harness.removal(path, lambda data: harness.drop_server(data, "mcpServers", target.owns)))]
+        return super().uninstall(target) + [files.Edit(path, harness.removal(
+            path, lambda doc, keep: entries.remove_server(doc, ("mcpServers",), "lichhook", target, keep)))]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return (super().registrations(target)
-                + harness.found_in_json(self.mcp_path(), target, hooks=False, servers="mcpServers"))
+                + harness.found_in_json(self.mcp_path(), target, table=(),
+                                        server=(("mcpServers",), "lichhook", harness.server_entry(target, stdio_type=False))))

@@ -8,11 +8,11 @@ from lichhook.install.jsonmerge import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence
+    from typing import List, Optional, Sequence
 
 
 def write_owned(path: str, content: bytes, marker: bytes, prune_dirs: Sequence[str] = ()) -> files.Edit:
-    def transform(raw: Optional[bytes]) -> Optional[bytes]:
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
         if raw is not None and marker not in raw:
             raise ConfigError(f"{path} exists and was not written by lichhook; move it away, then run again. It was left untouched.")
         return content
@@ -21,7 +21,7 @@ def write_owned(path: str, content: bytes, marker: bytes, prune_dirs: Sequence[s
 
 
 def remove_owned(path: str, marker: bytes, prune_dirs: Sequence[str] = ()) -> files.Edit:
-    def transform(raw: Optional[bytes]) -> Optional[bytes]:
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
         if raw is None or marker not in raw:
             return raw  # absent, or someone else's: leave it
         return None

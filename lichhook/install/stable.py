@@ -11,6 +11,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Optional
 
+    from lichhook.install.ownership import Owners
+
 
 def stable_archive() -> str:
     """<platformdirs user data dir>/lichhook.pyz"""
@@ -30,12 +32,13 @@ def copy_needed(source: str, dest: str) -> bool:
         return f.read() != current
 
 
-def copy_archive(source: str, dest: str) -> None:
-    """Copy atomically, so a hook starting meanwhile runs the old archive or the new one."""
+def copy_archive(source: str, dest: str, owners: Optional[Owners] = None) -> None:
+    """Copy atomically, so a hook starting meanwhile runs the old archive or the new one.
+    The copy belongs to the user whose home it is in (``owners``), even when root copies it."""
     with open(source, "rb") as f:
         data = f.read()
     try:
-        files.write_atomic(dest, data, 0o755)
+        files.write_whole(dest, data, 0o755, owners)
     except OSError as exc:
         raise ConfigError(f"cannot write {dest}: {exc.strerror or exc}; check that folder's permissions.")
 

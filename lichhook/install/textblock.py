@@ -1,4 +1,4 @@
-"""A delimited block of lines lichhook owns inside a user's text config (TOML, crushrc):
+"""A delimited block of lines lichhook owns inside a user's text config (crushrc):
 found by its first and last lines, added at the end, removed exactly."""
 
 from __future__ import annotations

@@ -1,0 +1,350 @@
+"""Codex's ``config.toml``: lichhook's MCP server, owned by its key ``mcp_servers.lichhook``.
+
+Codex keeps its own state in this file and rewrites it (``codex mcp add`` reformats the
+``mcp_servers`` tables; trusting a hook appends ``[hooks.state."..."]``). So lichhook
+owns no block of lines, only its table, found by key wherever it stands and in whatever
+shape Codex left it (with ``[mcp_servers.lichhook.env]`` split out, say). The file is
+read with tomlkit, a TOML library that keeps comments, order and formatting (vendored
+into the archive, pinned by hash, imported only by install, uninstall and doctor):
+
+- **add**: the table, rendered by tomlkit, is appended after one blank line, in the
+  file's line endings (and without a final newline when the file has none);
+- **update**: only ``command`` and the first two ``args`` items are set, through
+  tomlkit, so comments, other keys (``env``) and arguments after ours stay;
+- **remove**: tomlkit gives the text of the table and of its sub-tables; exactly those
+  lines go, except comment and blank lines at their end, which belong to what follows,
+  and the blank line lichhook added before the table.
+
+Every result is parsed again and must hold exactly the tables and values expected,
+or nothing is written. A byte order mark is kept. The comment markers an earlier release
+put around its block are dropped (they are lichhook's), whatever Codex put between them.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, List, Optional, Tuple
+
+    from lichhook.install.target import Target
+
+KEY = ("mcp_servers", "lichhook")
+LEGACY_BEGIN = "# >>> lichhook: MCP server (added by 'lichhook install codex'; 'lichhook uninstall codex' removes it) >>>"
+LEGACY_END = "# <<< lichhook <<<"
+BOM = b"\xef\xbb\xbf"
+
+
+def _error(message: str):
+    from lichhook.install.jsonmerge import ConfigError
+
+    return ConfigError(message)
+
+
+def decode(raw: bytes, path: str) -> Tuple[bytes, str]:
+    bom = BOM if raw.startswith(BOM) else b""
+    try:
+        return bom, raw[len(bom):].decode("utf-8")
+    except UnicodeDecodeError:
+        raise _error(f"{path} is not UTF-8; fix it, then run again. It was left untouched.")
+
+
+def parse(text: str, path: str) -> Any:
+    """The tomlkit document of ``text``; refuses invalid TOML naming the file."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        return tomlkit.parse(text)
+    except (TOMLKitError, ValueError) as exc:
+        raise _error(f"{path} is not valid TOML ({exc}); fix it, then run again. It was left untouched.")
+    except RecursionError:
+        raise _error(f"{path} nests values too deeply for lichhook's TOML reader; flatten them, then run again. "
+                     "It was left untouched.")
+
+
+def _value(text: str) -> Optional[dict]:
+    """The plain value of ``text``, or None when it is not valid TOML."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    try:
+        return tomlkit.parse(text).unwrap()
+    except (TOMLKitError, ValueError, RecursionError):
+        return None
+
+
+def newline_of(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def server(value: dict) -> Any:
+    """What ``mcp_servers.lichhook`` holds in a plain value (None when absent)."""
+    servers = value.get(KEY[0])
+    return servers.get(KEY[1]) if isinstance(servers, dict) else None
+
+
+def _strings(entry: dict) -> str:
+    parts = [entry.get("command")] + (entry.get("args") if isinstance(entry.get("args"), list) else [])
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+def is_ours(entry: Any, target: Target) -> bool:
+    return isinstance(entry, dict) and target.owns(_strings(entry))
+
+
+def _without_server(value: dict) -> dict:
+    out = dict(value)
+    servers = dict(out.get(KEY[0]) or {})
+    servers.pop(KEY[1], None)
+    if servers:
+        out[KEY[0]] = servers
+    else:
+        out.pop(KEY[0], None)
+    return out
+
+
+def _normal(value: Optional[dict]) -> Optional[dict]:
+    """A value with an empty ``mcp_servers`` table dropped: Codex reads both alike."""
+    if value is None:
+        return None
+    if value.get(KEY[0]) == {}:
+        value = dict(value)
+        del value[KEY[0]]
+    return value
+
+
+# -- markers of an earlier release -----------------------------------------------------------
+
+
+def drop_legacy_markers(text: str) -> str:
+    """``text`` without the comment lines an earlier release put around its block, when
+    removing them changes no value (a marker inside a multi-line string stays)."""
+    lines = text.splitlines(keepends=True)
+    kept = [line for line in lines if line.rstrip("\r\n").rstrip() not in (LEGACY_BEGIN, LEGACY_END)]
+    if len(kept) == len(lines):
+        return text
+    candidate = "".join(kept)
+    before = _value(text)
+    return candidate if before is not None and _value(candidate) == before else text
+
+
+# -- where the table stands ------------------------------------------------------------------
+
+
+def _header_tables(container: Any, path: tuple = ()) -> list:
+    """(key path, table) of every table in the document, in order, sub-tables included."""
+    from tomlkit.items import Table
+
+    out = []
+    for key, item in container.body:
+        if key is None or not isinstance(item, Table):
+            continue
+        here = (*path, key.key)
+        out.append((here, item))
+        out.extend(_header_tables(item.value, here))
+    return out
+
+
+def _table_text(table: Any) -> Optional[str]:
+    """The text of a ``[header]`` table as it stands in the file: its header line, its
+    keys and values, and the sub-tables that follow it."""
+    if table.display_name is None:
+        return None  # defined by dotted keys or as a super table: no header line of its own
+    trivia = table.trivia
+    return f"{trivia.indent}[{table.display_name}]{trivia.comment_ws}{trivia.comment}{trivia.trail}" + table.as_string()
+
+
+def spans(doc: Any, text: str) -> Optional[List[Tuple[int, int]]]:
+    """Where the lines of ``[mcp_servers.lichhook]`` and its sub-tables stand in
+    ``text``, or None when the table is not written with headers (dotted keys, an
+    inline table) or cannot be placed for certain."""
+    found = []
+    for path, table in _header_tables(doc):
+        if path[:len(KEY)] != KEY:
+            continue
+        piece = _table_text(table)
+        if piece is None:
+            if path == KEY:
+                return None
+            continue
+        if text.count(piece) != 1:
+            return None
+        start = text.index(piece)
+        found.append((start, start + len(piece)))
+    found.sort()
+    merged: list = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged or None
+
+
+def _cut(text: str, start: int, end: int, newline: str) -> str:
+    """``text`` without the table lines in [start, end): comment and blank lines at the
+    end stay (they lead into what follows), and so does the file's last newline
+    convention; one blank line goes where two would meet."""
+    lines = text[start:end].splitlines(keepends=True)
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    removed = "".join(lines)
+    before, after = text[:start], text[start + len(removed):]
+    if before.endswith(newline * 2) and (after.startswith(newline) or not after):
+        before = before[:-len(newline)]
+    if not after and not removed.endswith("\n") and before.endswith(newline):
+        before = before[:-len(newline)]
+    return before + after
+
+
+# -- the three operations ----------------------------------------------------------------------
+
+
+def render(target: Target, newline: str) -> str:
+    """lichhook's table as tomlkit writes it, in the file's line endings."""
+    import tomlkit
+
+    text = tomlkit.dumps({KEY[0]: {KEY[1]: {"command": target.python, "args": [target.archive, "mcp"]}}})
+    return text.replace("\n", newline)
+
+
+def _encoded(text: str, path: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _error(f"cannot write into {path}: a path to register is not valid text (it holds an undecodable "
+                     "byte). It was left untouched.")
+
+
+def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Optional[bytes]:
+    """The config with lichhook's server added or brought up to date."""
+    bom, original = decode(raw, path) if raw is not None else (b"", "")
+    text = drop_legacy_markers(original)
+    value = parse(text, path).unwrap()
+    servers, entry = value.get(KEY[0]), server(value)
+    wanted = {"command": target.python, "args": [target.archive, "mcp"]}
+    new: Optional[str] = None
+    if servers is not None and not isinstance(servers, dict):
+        notes.append(f"{path} defines mcp_servers as something other than a table; add [mcp_servers.lichhook] "
+                     "by hand (see docs/install.md)")
+    elif entry is None:
+        new = _appended(text, target, value, wanted)
+        if new is None:
+            notes.append(f"{path} defines mcp_servers in a way lichhook cannot add to safely; add "
+                         "[mcp_servers.lichhook] by hand (see docs/install.md)")
+    elif not is_ours(entry, target):
+        notes.append(f"{path} already has an MCP server named lichhook that does not run {target.archive}; left "
+                     "it as it is. Remove or rename it, then install again, to register lichhook's.")
+    else:
+        new = _updated(text, path, target, entry, notes)
+    result = new if new is not None else text
+    if result == original:
+        return raw
+    return bom + _encoded(result, path)
+
+
+def _appended(text: str, target: Target, value: dict, wanted: dict) -> Optional[str]:
+    newline = newline_of(text)
+    table = render(target, newline)
+    if not text:
+        candidate = table
+    elif text.endswith("\n"):
+        candidate = text + newline + table
+    else:
+        candidate = text + newline + newline + table[:-len(newline)]
+    expected = dict(value)
+    expected[KEY[0]] = dict(value.get(KEY[0]) or {}, **{KEY[1]: wanted})
+    # A header cannot extend mcp_servers written as an inline table (tomlkit would also
+    # respace that line), so then the user is asked to add the server by hand.
+    return candidate if _value(candidate) == expected else None
+
+
+def _updated(text: str, path: str, target: Target, entry: dict, notes: List[str]) -> Optional[str]:
+    """Set lichhook's own words (command, args[0], args[1]); keep everything else."""
+    args = entry.get("args")
+    marks = set(target.marks())
+    if not (isinstance(entry.get("command"), str) and isinstance(args, list) and args
+            and args[0] in marks and args[1:2] == ["mcp"]):
+        notes.append(f"left your changed [mcp_servers.lichhook] in {path} as it is: lichhook cannot tell its own "
+                     "words in it. To update it, remove that table and install again.")
+        return None
+    if entry["command"] == target.python and args[0] == target.archive:
+        return None
+    doc = parse(text, path)
+    table = doc[KEY[0]][KEY[1]]
+    if entry["command"] != target.python:
+        table["command"] = target.python
+    if args[0] != target.archive:
+        table["args"][0] = target.archive
+    candidate = doc.as_string()
+    expected_value = parse(text, path).unwrap()
+    expected_value[KEY[0]][KEY[1]]["command"] = target.python
+    expected_value[KEY[0]][KEY[1]]["args"][0] = target.archive
+    # Nothing outside the table may move: compare the two texts with the table cut out.
+    if _value(candidate) != expected_value or _without(candidate, path) != _without(text, path):
+        notes.append(f"could not update [mcp_servers.lichhook] in {path} without changing text around it; "
+                     "update its command and first argument by hand")
+        return None
+    return candidate
+
+
+def _without(text: str, path: str) -> Optional[str]:
+    doc = parse(text, path)
+    found = spans(doc, text)
+    if found is None:
+        return None
+    newline = newline_of(text)
+    for start, end in reversed(found):
+        text = _cut(text, start, end, newline)
+    return text
+
+
+def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook: bool) -> Optional[bytes]:
+    """The config without lichhook's server (and without an earlier release's markers).
+    A file lichhook created and that is left blank is deleted (None)."""
+    if raw is None:
+        return None
+    bom, original = decode(raw, path)
+    text = drop_legacy_markers(original)
+    doc = parse(text, path)
+    value = doc.unwrap()
+    if is_ours(server(value), target):
+        expected = _normal(_without_server(value))
+        cut = _without(text, path)
+        if cut is None or _normal(_value(cut)) != expected:
+            # Not written with headers (dotted keys, an inline table): tomlkit removes
+            # it, keeping every other line as it stands.
+            doc = parse(text, path)
+            del doc[KEY[0]][KEY[1]]
+            cut = doc.as_string()
+            if _normal(_value(cut)) != expected:
+                raise _error(f"could not take [mcp_servers.lichhook] out of {path} safely; remove it by hand.")
+        text = cut
+    if text == original:
+        return raw
+    if not text.strip() and created_by_lichhook:
+        return None
+    return bom + _encoded(text, path)
+
+
+def registration(raw: bytes, path: str, target: Target) -> Optional[tuple]:
+    """(command text, python, archive, ours, additions) of ``mcp_servers.lichhook``, or
+    None when absent. Raises ConfigError when the file cannot be read as TOML."""
+    bom, text = decode(raw, path)
+    entry = server(parse(text, path).unwrap())
+    if entry is None:
+        return None
+    if not isinstance(entry, dict):
+        return f"{entry!r}", None, None, False, []
+    command, args = entry.get("command"), entry.get("args")
+    args = args if isinstance(args, list) else []
+    python = command if isinstance(command, str) else None
+    archive = args[0] if args and isinstance(args[0], str) else None
+    ours = is_ours(entry, target)
+    additions = []
+    if ours:
+        if args[2:]:
+            additions.append("arguments after lichhook's: " + " ".join(str(a) for a in args[2:]))
+        additions.extend(f"{key!r} added" for key in entry if key not in ("command", "args"))
+    text_of = " ".join(str(p) for p in [command, *args])
+    return text_of, python, archive, ours, additions

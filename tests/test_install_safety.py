@@ -1,0 +1,527 @@
+"""install, uninstall and doctor never damage a user's files: one test per way they once
+did, each through the built archive in a subprocess, against real files in a fake home."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PY = os.path.abspath(sys.executable)
+ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
+USER_UID, USER_GID, SUDO_GID = 54321, 54322, 54323
+
+
+def stable(home: Path) -> Path:
+    return home / ".local" / "share" / "lichhook" / "lichhook.pyz"
+
+
+def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert result.returncode == 0, result.stderr.decode() + result.stdout.decode()
+    return result
+
+
+def out_err(result: subprocess.CompletedProcess) -> str:
+    return result.stdout.decode() + result.stderr.decode()
+
+
+def snapshot(folder: Path) -> dict:
+    """path -> bytes of every regular file under ``folder``, links not followed."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+def one_insertion(before: bytes, after: bytes) -> bool:
+    """Whether ``after`` is ``before`` with one run of bytes added at one place."""
+    prefix = 0
+    while prefix < len(before) and before[prefix] == after[prefix]:
+        prefix += 1
+    return after.endswith(before[prefix:]) and len(after) > len(before)
+
+
+def node_parses(path: Path) -> None:
+    """Node's JSON.parse, the reader Claude Code and opencode use, accepts the file."""
+    node = shutil.which("node")
+    if node is None:
+        return
+    script = "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8').replace(/^\\uFEFF/, ''))"
+    done = subprocess.run([node, "-e", script, str(path)], capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+# -- symbolic links -------------------------------------------------------------------------
+
+
+def test_a_linked_settings_file_is_edited_where_it_points_and_stays_a_link(run, home, tmp_path):
+    dotfiles = tmp_path / "dotfiles" / "claude"
+    dotfiles.mkdir(parents=True)
+    real = dotfiles / "settings.json"
+    original = b'{\n  "model": "opus"\n}\n'
+    real.write_bytes(original)
+    (home / ".claude").mkdir()
+    link = home / ".claude" / "settings.json"
+    link.symlink_to(real)
+
+    out = ok(run("install", "claude")).stdout.decode()
+    assert f"changed {link} (through the link to {real})" in out
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert "claude-code stop" in real.read_text()
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["settings.json"]  # no temporary, no backup there
+    backup = home / ".claude" / "settings.json.lichhook-backup"
+    assert backup.read_bytes() == original and not backup.is_symlink()
+
+    ok(run("uninstall", "claude"))
+    assert link.is_symlink() and real.read_bytes() == original
+
+
+def test_a_linked_config_folder_gets_its_new_file_where_it_points(run, home, tmp_path):
+    target = tmp_path / "dotfiles" / "codex"
+    target.mkdir(parents=True)
+    (home / ".codex").symlink_to(target)
+    ok(run("install", "codex"))
+    assert (home / ".codex").is_symlink()
+    assert (target / "hooks.json").is_file() and (target / "config.toml").is_file()
+    ok(run("uninstall", "codex"))
+    assert (home / ".codex").is_symlink() and list(target.iterdir()) == []
+
+
+def test_a_dangling_link_is_refused_and_the_other_harnesses_are_installed(run, home, tmp_path):
+    (home / ".claude").mkdir()
+    link = home / ".claude" / "settings.json"
+    link.symlink_to(tmp_path / "gone" / "settings.json")
+    (home / ".codex").mkdir()
+    result = run("install", "--all")
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert f"{link} is a symbolic link to {tmp_path / 'gone' / 'settings.json'}, which does not exist" in err
+    assert "Skipped claude" in err
+    assert link.is_symlink() and not (tmp_path / "gone").exists()
+    assert not (home / ".claude.json").exists()  # claude skipped whole
+    assert (home / ".codex" / "hooks.json").exists()  # codex installed
+
+
+def user_home(pyz: Path, tmp_path: Path) -> tuple:
+    """(run as uid 54321, world folder, home owned by that user) for tests run as root."""
+    python = "/usr/bin/python3"
+    if not os.path.exists(python):
+        pytest.skip("no /usr/bin/python3 another user can run")
+    world = Path(os.path.realpath(tmp_path)) / "world"
+    world.mkdir()
+    for folder in [world, *world.parents]:
+        if str(folder).startswith("/tmp/"):
+            os.chmod(folder, os.stat(folder).st_mode | 0o755)
+    archive = world / "lichhook.pyz"
+    shutil.copy(pyz, archive)
+    os.chmod(archive, 0o644)
+    home = world / "home"
+    (home / ".claude").mkdir(parents=True)
+    for path in [home, home / ".claude"]:
+        os.chown(path, USER_UID, USER_GID)
+
+    def run_as_user(*args: str) -> subprocess.CompletedProcess:
+        env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(home / ".local" / "share")}
+        return subprocess.run([python, str(archive), *args], env=env, capture_output=True, timeout=60,
+                              user=USER_UID, group=USER_GID, cwd=str(home))
+    return run_as_user, world, home
+
+
+@ROOT_ONLY
+def test_a_link_into_a_folder_the_user_cannot_write_is_refused(pyz, tmp_path):
+    run_as_user, world, home = user_home(pyz, tmp_path)
+    locked = world / "system"
+    locked.mkdir(mode=0o755)  # root's, not writable by the user
+    (locked / "settings.json").write_text('{"model": "opus"}')
+    (home / ".claude" / "settings.json").symlink_to(locked / "settings.json")
+    os.lchown(home / ".claude" / "settings.json", USER_UID, USER_GID)
+    result = run_as_user("install", "claude")
+    assert result.returncode == 1, out_err(result)
+    err = result.stderr.decode()
+    assert f"is a symbolic link to {locked / 'settings.json'}, and the folder {locked} cannot be written by you" in err
+    assert (locked / "settings.json").read_text() == '{"model": "opus"}'
+    assert not (home / ".claude.json").exists() and not (home / ".local").exists()
+
+
+@ROOT_ONLY
+def test_a_config_left_owned_by_root_is_not_taken_over_by_the_user(pyz, tmp_path):
+    """An earlier ``sudo`` run left ``~/.claude.json`` root's: rewriting it as the user
+    would change its owner, so it is refused with the fix."""
+    run_as_user, world, home = user_home(pyz, tmp_path)
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 3}')
+    os.chmod(state, 0o644)
+    result = run_as_user("install", "claude")
+    assert result.returncode == 1, out_err(result)
+    assert f"{state} belongs to another user (uid 0); rewriting it would make it yours" in result.stderr.decode()
+    assert state.read_text() == '{"numStartups": 3}' and state.stat().st_uid == 0
+    assert not (home / ".claude" / "settings.json").exists()
+
+
+# -- numbers, escapes and text as written ---------------------------------------------------
+
+AWKWARD = (
+    '{\n'
+    '    "big": 1e400,\n'
+    '    "hundred": 1e2,\n'
+    '    "version": 1.10,\n'
+    '    "id": 12345678901234567890123,\n'
+    '    "negzero": -0,\n'
+    '    "surrogate": "\\ud800",\n'
+    '    "pair": "\\ud83d\\ude00",\n'
+    '    "text": "Zoë ☃ \\"quoted\\" \\/ \\u2028",\n'
+    '    "deep": [[[[[[[[[[{"a": [1.0E-7]}]]]]]]]]]],\n'
+    '    "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}\n'
+    '}'
+)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_numbers_escapes_and_text_survive_byte_for_byte(run, home, newline):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = AWKWARD.replace("\n", newline).encode("utf-8")
+    settings.write_bytes(original)
+    state = home / ".claude.json"
+    state_original = b'\xef\xbb\xbf{"numStartups": 12345678901234567890, "tipsHistory": {"x": 1e2}}'
+    state.write_bytes(state_original)
+
+    ok(run("install", "claude"))
+    for path, before in ((settings, original), (state, state_original)):
+        assert one_insertion(before, path.read_bytes())  # nothing of the user's moved or changed
+    assert b"claude-code stop" in settings.read_bytes()
+    node_parses(settings)
+    node_parses(state)
+    doctor = run("doctor")
+    assert "Traceback" not in out_err(doctor) and "registered: yes" in doctor.stdout.decode()
+
+    ok(run("uninstall", "claude"))
+    assert settings.read_bytes() == original
+    assert state.read_bytes() == state_original
+
+
+# -- ownership and mode --------------------------------------------------------------------
+
+
+@ROOT_ONLY
+def test_root_installing_for_a_user_leaves_their_files_theirs(run, home):
+    """``sudo -E lichhook install``: HOME is the user's, SUDO_UID names them."""
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 3}')
+    os.chmod(state, 0o600)
+    os.chown(state, USER_UID, USER_GID)
+    os.chown(home, USER_UID, USER_GID)
+    env = {"SUDO_UID": str(USER_UID), "SUDO_GID": str(SUDO_GID), "SUDO_USER": "someone"}
+
+    ok(run("install", "claude", env=env))
+    st = state.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
+    assert "lichhook" in state.read_text()
+    backup = home / ".claude.json.lichhook-backup"
+    st = backup.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
+    for made in [home / ".claude", home / ".claude" / "settings.json", home / ".local", home / ".local" / "share",
+                 home / ".local" / "share" / "lichhook", stable(home)]:
+        st = made.stat()
+        assert (st.st_uid, st.st_gid) == (USER_UID, SUDO_GID), made
+    assert stat.S_IMODE(stable(home).stat().st_mode) == 0o755
+
+    ok(run("uninstall", "claude", env=env))
+    st = state.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
+    assert state.read_text() == '{"numStartups": 3}'
+
+
+@ROOT_ONLY
+def test_root_in_its_own_home_keeps_its_files_its_own(run, home):
+    """Plain ``sudo`` sets HOME to root's: SUDO_UID must not hand root's configs over."""
+    env = {"SUDO_UID": str(USER_UID), "SUDO_GID": str(SUDO_GID)}
+    ok(run("install", "claude", env=env))
+    for made in [home / ".claude", home / ".claude" / "settings.json", home / ".claude.json", stable(home)]:
+        st = made.stat()
+        assert (st.st_uid, st.st_gid) == (0, 0), made
+
+
+def test_an_existing_files_mode_is_kept(run, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}")
+    os.chmod(settings, 0o640)
+    ok(run("install", "claude"))
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o640
+    assert stat.S_IMODE((home / ".claude.json").stat().st_mode) == 0o600  # new: private, as Claude Code's own
+
+
+# -- only regular files ----------------------------------------------------------------------
+
+
+def test_a_fifo_where_a_config_belongs_is_refused_at_once(run, home):
+    fifo = home / ".claude" / "settings.json"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    for command in (("install", "claude"), ("doctor",), ("uninstall", "claude")):
+        result = run(*command, timeout=20)
+        assert result.returncode == 1
+        assert f"{fifo} is a FIFO (named pipe), where a file belongs; move it away" in out_err(result)
+        assert "Traceback" not in out_err(result)
+    assert time.monotonic() - started < 20
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.parametrize("kind", ["device", "folder"])
+def test_a_device_or_folder_where_a_config_belongs_is_refused(run, home, kind):
+    path = home / ".claude.json"
+    if kind == "device":
+        path.symlink_to("/dev/null")
+        expected = f"{path} is a character device, where a file belongs"
+    else:
+        path.mkdir()
+        expected = f"{path} is a folder, where a file belongs"
+    result = run("install", "claude", timeout=20)
+    assert result.returncode == 1 and expected in result.stderr.decode()
+    assert not (home / ".claude").exists()  # nothing of claude was written
+
+
+# -- one bad file stops only its own harness ---------------------------------------------------
+
+
+def test_install_all_installs_what_it_can_and_names_what_it_skipped(run, home):
+    (home / ".claude").mkdir()
+    codex = home / ".codex"
+    codex.mkdir()
+    bad = codex / "config.toml"
+    bad.write_bytes(b"[mcp_servers\nbroken = ")
+    (home / ".config" / "crush").mkdir(parents=True)
+    result = run("install", "--all")
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert f"lichhook install: codex: {bad} is not valid TOML" in err
+    assert "Skipped codex: nothing was changed for it; the other harnesses were done." in err
+    assert bad.read_bytes() == b"[mcp_servers\nbroken = " and not (codex / "hooks.json").exists()
+    assert (home / ".claude" / "settings.json").exists() and (home / ".config" / "crush" / "crush.json").exists()
+    assert stable(home).exists()
+
+
+def test_a_bom_in_codex_config_stops_nothing(run, home):
+    codex = home / ".codex"
+    codex.mkdir()
+    original = b'\xef\xbb\xbfmodel = "o3"\r\n'
+    (codex / "config.toml").write_bytes(original)
+    (home / ".claude").mkdir()
+    ok(run("install", "--all"))
+    text = (codex / "config.toml").read_bytes()
+    assert text.startswith(original + b"\r\n[mcp_servers.lichhook]\r\n")
+    assert (home / ".claude" / "settings.json").exists()
+    ok(run("uninstall", "--all"))
+    assert (codex / "config.toml").read_bytes() == original
+
+
+def test_the_archive_stays_while_a_config_that_may_run_it_cannot_be_read(run, home):
+    ok(run("install", "claude", "codex"))
+    settings = home / ".claude" / "settings.json"
+    good = settings.read_bytes()
+    settings.write_bytes(good[:-5])  # mid-write, or damaged by hand
+    out = ok(run("uninstall", "codex")).stdout.decode()
+    assert stable(home).exists()
+    assert f"archive: kept {stable(home)}: lichhook cannot tell whether claude still runs it, as {settings} " \
+           "is not valid JSON" in out
+    settings.write_bytes(good)
+    out = ok(run("uninstall", "codex")).stdout.decode()
+    assert f"archive: kept {stable(home)}: claude still runs it ({settings})" in out
+    out = ok(run("uninstall", "claude")).stdout.decode()
+    assert "archive: removed" in out and not stable(home).exists()
+
+
+# -- the user's additions to lichhook's entries ------------------------------------------------
+
+
+def edit_json(path: Path, change) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_reinstall_updates_only_lichhooks_words_and_keeps_the_users(run, home, tmp_path):
+    old = tmp_path / "old" / "python3"  # the Python of an earlier install, since removed
+    old.parent.mkdir()
+    old.symlink_to(sys.executable)
+    ok(run("install", "claude", "crush", python=str(old)))
+    settings, state = home / ".claude" / "settings.json", home / ".claude.json"
+    crush = home / ".config" / "crush" / "crush.json"
+
+    def customise(data):
+        data["hooks"]["Stop"][0]["hooks"][0]["command"] += " /home/me/waits"
+        data["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] = 30
+        data["hooks"]["SessionStart"][0]["matcher"] = "startup|resume"
+    edit_json(settings, customise)
+    edit_json(state, lambda d: d["mcpServers"]["lichhook"].update(
+        env={"LICHHOOK_WAITS_DIR": "/home/me/waits"}, args=d["mcpServers"]["lichhook"]["args"] + ["--waits-dir", "/w"]))
+    edit_json(crush, lambda d: d["hooks"]["PreToolUse"][0].update(timeout=9))
+
+    out = ok(run("doctor", python=str(old))).stdout.decode()
+    assert "customised (install keeps it): arguments after lichhook's: /home/me/waits" in out
+    assert "customised (install keeps it): arguments after lichhook's: --waits-dir /w; 'env' added" in out
+    assert "timeout 30 (lichhook writes 10)" in out and "verdict: no problem found" in out
+    customised = snapshot(home)
+    ok(run("install", "claude", "crush", python=str(old)))
+    assert snapshot(home) == customised  # customised and current: nothing to do
+
+    old.unlink()
+    doctor = run("doctor")
+    assert doctor.returncode == 1
+    out = doctor.stdout.decode()
+    assert f"runs a Python that is missing ({old})" in out
+    assert "problem: claude: the registration is incomplete or out of date" in out
+    assert "(it keeps what you added to lichhook's entries)" in out
+
+    ok(run("install", "claude", "crush"))
+    now = snapshot(home)
+    for name in (".claude/settings.json", ".claude.json", ".config/crush/crush.json"):
+        assert now[name] == customised[name].replace(str(old).encode(), PY.encode()), name
+    assert "verdict: no problem found" in ok(run("doctor")).stdout.decode()
+
+    ok(run("uninstall", "claude", "crush"))
+    # lichhook made them and nothing else was ever in them (their backups hold only its entries): they go
+    assert not settings.exists() and not crush.exists() and not state.exists()
+
+
+def test_an_entry_wrapped_in_another_command_is_left_alone_and_said_so(run, home, tmp_path):
+    ok(run("install", "claude"))
+    settings = home / ".claude" / "settings.json"
+    edit_json(settings, lambda d: d["hooks"]["Stop"][0]["hooks"][0].update(
+        command="nice -n 5 " + d["hooks"]["Stop"][0]["hooks"][0]["command"]))
+    other = tmp_path / "python3"
+    other.symlink_to(sys.executable)
+    out = ok(run("install", "claude", python=str(other))).stdout.decode()
+    assert "note: left your changed Stop entry in" in out and "cannot tell its own words" in out
+    stop = json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
+    assert stop.startswith(f"nice -n 5 {PY} ")
+    start = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert start.startswith(str(other) + " ")  # the others were updated
+
+
+# -- a harness writing its file meanwhile -------------------------------------------------------
+
+WRITER = textwrap.dedent("""
+    import json, os, random, sys, time
+    path, count = sys.argv[1], int(sys.argv[2])
+    for i in range(count):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        data[f"k{i}"] = i
+        tmp = f"{path}.writer.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+        os.replace(tmp, path)  # as Claude Code rewrites ~/.claude.json
+        time.sleep(random.random() / 1000)
+""")
+
+
+def test_a_harness_rewriting_its_config_meanwhile_loses_nothing(run, home, tmp_path):
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 1}')
+    writer = tmp_path / "writer.py"
+    writer.write_text(WRITER)
+    count = 1500
+    proc = subprocess.Popen([sys.executable, str(writer), str(state), str(count)])
+    rounds = changed = 0
+    try:
+        while proc.poll() is None and rounds < 12:
+            command = "install" if rounds % 2 == 0 else "uninstall"
+            result = run(command, "claude")
+            assert result.returncode == 0 or "kept changing" in result.stderr.decode(), out_err(result)
+            changed += f"changed {state}" in result.stdout.decode()
+            rounds += 1
+    finally:
+        proc.wait(timeout=120)
+    assert proc.returncode == 0 and changed >= 2  # lichhook did write while the harness wrote
+    data = json.loads(state.read_text())
+    missing = [i for i in range(count) if data.get(f"k{i}") != i]
+    assert missing == []  # every write of the harness is there
+
+
+# -- Codex's config.toml, as Codex itself writes it -----------------------------------------------
+# Byte-level fixtures taken from codex-cli 0.171.0 (trust, `codex mcp add`, `codex mcp remove`).
+
+LEGACY = ("# >>> lichhook: MCP server (added by 'lichhook install codex'; 'lichhook uninstall codex' "
+          "removes it) >>>")
+
+
+def codex_files(home: Path, archive: str, python: str = PY) -> dict:
+    table = f'[mcp_servers.lichhook]\ncommand = "{python}"\nargs = ["{archive}", "mcp"]\n'
+    trust = (f'[hooks.state]\n\n[hooks.state."{home}/.codex/hooks.json:session_start:0:0"]\n'
+             'trusted_hash = "sha256:1afbc90cd31c35916146d82a60ec961577df2f967791741fc14c1af7f81c02ae"')
+    tui = "[tui]\nscreen_reader_detection_done = true\n"
+    user = '# my model\nmodel = "o3"\n\n[projects."/work/proj"]\ntrust_level = "trusted"\n'
+    return {
+        "user": user, "table": table, "trust": trust, "tui": tui,
+        # what the previous release wrote, then Codex appended its state inside the markers
+        "legacy_trusted": f"{user}\n{LEGACY}\n{table}\n{tui}\n{trust}\n# <<< lichhook <<<\n",
+        # `codex mcp add probe -- /bin/true` on that: the start marker is gone, probe sits inside
+        "legacy_after_mcp_add": f'{user}\n{table}\n[mcp_servers.probe]\ncommand = "/bin/true"\n# <<< lichhook <<<\n\n{tui}',
+        # `codex mcp remove` after the user gave the server env and arguments: Codex split env out
+        "split_env": (f"{user}\n" + table.replace('"mcp"]', '"mcp", "--waits-dir", "/w"]')
+                      + f'\n[mcp_servers.lichhook.env]\nLICHHOOK_DEBUG = "1"\n\n{tui}\n{trust}'),
+    }
+
+
+def codex_config(home: Path, fixture: str, python: str = PY) -> tuple:
+    """(fixtures, path) with ``~/.codex/config.toml`` holding the fixture named."""
+    f = codex_files(home, str(stable(home)), python)
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f[fixture])
+    return f, config
+
+
+def test_codex_trust_written_inside_the_old_markers_survives_install_and_uninstall(run, home):
+    f, config = codex_config(home, "legacy_trusted")
+    ok(run("install", "codex"))
+    # the old markers are lichhook's and go; every table Codex wrote between them stays
+    assert config.read_text() == f"{f['user']}\n{f['table']}\n{f['tui']}\n{f['trust']}\n"
+    before = config.read_bytes()
+    ok(run("install", "codex"))
+    assert config.read_bytes() == before  # a reinstall changes nothing
+    ok(run("uninstall", "codex"))
+    assert config.read_text() == f"{f['user']}\n{f['tui']}\n{f['trust']}\n"
+
+
+def test_codex_rewritten_by_mcp_add_is_still_found_and_removed_whole(run, home):
+    f, config = codex_config(home, "legacy_after_mcp_add")
+    ok(run("install", "codex"))
+    assert config.read_text() == f["legacy_after_mcp_add"].replace("# <<< lichhook <<<\n", "")
+    out = run("doctor").stdout.decode()
+    assert f"mcp_servers.lichhook in {config}" in out and "registered: yes" in out
+    ok(run("uninstall", "codex"))
+    assert config.read_text() == f'{f["user"]}\n[mcp_servers.probe]\ncommand = "/bin/true"\n\n{f["tui"]}'
+    assert not stable(home).exists()
+
+
+def test_codex_split_env_table_is_kept_on_reinstall_and_removed_on_uninstall(run, home, tmp_path):
+    other = tmp_path / "python3"
+    other.symlink_to(sys.executable)
+    f, config = codex_config(home, "split_env", python=str(other))
+    out = run("doctor").stdout.decode()
+    assert "customised (install keeps it): arguments after lichhook's: --waits-dir /w; 'env' added" in out
+    ok(run("install", "codex"))
+    assert config.read_text() == f["split_env"].replace(f'command = "{other}"', f'command = "{PY}"')
+    ok(run("uninstall", "codex"))
+    assert config.read_text() == f"{f['user']}\n{f['tui']}\n{f['trust']}"
+
+
+def test_an_old_release_install_is_taken_out_whole_by_this_uninstall(run, home):
+    codex = home / ".codex"
+    codex.mkdir()
+    f = codex_files(home, str(stable(home)))
+    (codex / "config.toml").write_text(f"{f['user']}\n{LEGACY}\n{f['table']}# <<< lichhook <<<\n")
+    ok(run("uninstall", "codex"))
+    assert (codex / "config.toml").read_text() == f["user"]
