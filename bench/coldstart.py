@@ -253,8 +253,8 @@ def write_empty_zipapp(folder: Path, python: str) -> Path:
     out = folder / "empty.pyz"
     code = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
-        "from build_zipapp import compile_legacy_pyc, write_archive; source = b'pass\\n'; "
-        "write_archive({'__main__.py': source, '__main__.pyc': compile_legacy_pyc('__main__.py', source)}, Path(sys.argv[2]))"
+        "from lichhook.archive import legacy_pyc, write_archive; source = b'pass\\n'; "
+        "write_archive({'__main__.py': source, '__main__.pyc': legacy_pyc('__main__.py', source)}, Path(sys.argv[2]))"
     )
     subprocess.run([python, "-c", code, str(ROOT), str(out)], check=True)
     return out
