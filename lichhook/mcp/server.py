@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
+from lichhook.jsonint import json_int
 from lichhook.mcp import tool
 
 # Oldest to newest; an initialize asking for one of these gets it, any other gets the newest.
@@ -71,7 +72,8 @@ class Server:
     def handle_line(self, line: bytes) -> dict | None:
         """The answer to one line of input, or None when it needs none."""
         try:
-            message = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+            # json_int: a number longer than int() takes is still JSON (lichhook.jsonint).
+            message = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_int=json_int)
         except (UnicodeDecodeError, ValueError) as exc:
             return _error(None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
         except RecursionError:  # one hostile line must not end the server
@@ -190,7 +192,11 @@ def serve(stdin, stdout, server: Server) -> None:  # type: ignore[no-untyped-def
             continue
         # ASCII: a lone surrogate escaped in a request (an id, a method name) is echoed as
         # the same escape, where encoding it as UTF-8 would fail and end the server.
-        stdout.write(json.dumps(answer).encode("ascii") + b"\n")
+        try:
+            text = json.dumps(answer)
+        except (TypeError, ValueError) as exc:  # a bug must cost one answer, not the connection
+            text = json.dumps(_error(answer.get("id"), INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
+        stdout.write(text.encode("ascii") + b"\n")
         stdout.flush()
 
 
@@ -207,6 +213,11 @@ def main(argv: list) -> int:
     elif args:
         sys.stderr.write(f"lichhook mcp: unexpected argument {args[0][:40]!r}\n\n{USAGE}")
         return 2
+    # install may replace the archive while a harness keeps this server running for days:
+    # later imports come from the archive as it was at start (lichhook.snapshot).
+    from lichhook.snapshot import hold
+
+    hold()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     # stdout carries the protocol alone: anything printed by mistake goes to stderr.
     sys.stdout = sys.stderr
