@@ -92,7 +92,7 @@ def parse_payload(raw: bytes) -> dict:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PayloadError(f"stdin is not UTF-8 (byte {exc.start})") from None
-    from lichhook import fastjson  # json's own parser, without json's 3 ms of imports
+    from lichhook.coldstart import fastjson  # json's own parser, without json's 3 ms of imports
 
     try:
         value = fastjson.loads(text)

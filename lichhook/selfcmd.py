@@ -24,3 +24,10 @@ def self_command() -> List[str]:
     if archive:
         return [sys.executable, archive]
     return [sys.executable, "-m", "lichhook"]
+
+
+def python_word() -> str:
+    """How help text spells the interpreter: ``py`` (the Windows launcher) on Windows,
+    ``python3`` elsewhere, where ``python`` may not be a command at all (Debian and
+    Ubuntu without python-is-python3, macOS)."""
+    return "py" if sys.platform == "win32" else "python3"

@@ -87,7 +87,7 @@ def read_json(path: str) -> object:
     raw = _read_bytes(path)
     if raw is None:
         return MISSING
-    from lichhook import fastjson as json  # json's own C parser, without 3 ms of imports
+    from lichhook.coldstart import fastjson as json  # json's own C parser, without 3 ms of imports
 
     try:
         return json.loads(raw.decode("utf-8"))
