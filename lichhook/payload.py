@@ -81,7 +81,10 @@ def _read_in_thread(fd: int, limit: int, seconds: float) -> list:
 
 
 def parse_payload(raw: bytes) -> dict:
-    """Decode UTF-8 (a BOM is allowed) and parse one JSON object, or raise PayloadError."""
+    """Decode UTF-8 (a BOM is allowed) and parse one JSON object, or raise PayloadError.
+
+    Integers of any length parse (see lichhook.jsonint).
+    """
     if not raw.strip():
         raise PayloadError("stdin is empty")
     # One BOM is dropped by hand: the "utf-8-sig" codec would cost an import (~0.5 ms),
@@ -95,8 +98,15 @@ def parse_payload(raw: bytes) -> dict:
     from lichhook.coldstart import fastjson  # json's own parser, without json's 3 ms of imports
 
     try:
-        value = fastjson.loads(text)
-    except ValueError as exc:  # JSONDecodeError, and RecursionError's cousins below
+        try:
+            value = fastjson.loads(text)
+        except ValueError:
+            # The one refusal of valid JSON: an integer longer than int() takes. Tried
+            # only after a failure, so the usual payload does not pay for the import.
+            from lichhook.jsonint import json_int
+
+            value = fastjson.loads(text, parse_int=json_int)
+    except ValueError as exc:  # JSONDecodeError
         raise PayloadError(f"stdin is not JSON: {exc}") from None
     except RecursionError:
         raise PayloadError("stdin is JSON nested too deeply") from None
