@@ -6,6 +6,7 @@ Subcommand modules are imported only when named, so the report path pays for non
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import sys
+import time
 
 # word -> (module, function); each function takes the remaining argv and returns an exit code.
 COMMANDS = {
@@ -40,7 +41,9 @@ commands:
 """
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int:
+    """Run one command; ``started`` is when the process began (time.monotonic), from
+    which a hook's deadline counts."""
     args = sys.argv[1:] if argv is None else list(argv)
     word = args[0] if args else "claude"  # how lich reads reports from old clients
     if word in ("-h", "--help", "help"):
@@ -62,7 +65,7 @@ def main(argv: "list[str] | None" = None) -> int:
 
     from lichhook.report import run
 
-    return run(word)
+    return run(word, started=started)
 
 
 # Commands that run as hooks or wait ops: processes that live a few milliseconds and
@@ -80,8 +83,9 @@ def short_lived(args: "list[str]") -> bool:
 def entry() -> None:
     """Console and archive entry point: run, then exit with main's code (see
     lichhook.coldstart.process for how a short-lived command ends)."""
+    started = time.monotonic()
     from lichhook.coldstart import process
 
     fast = short_lived(sys.argv[1:])
     process.begin(fast)
-    process.finish(main(), fast)
+    process.finish(main(started=started), fast)

@@ -2,13 +2,15 @@
 
 It prints the adapter's verdict, and inside lich reports the harness's session id.
 Whatever happens it returns 0, prints nothing else on stdout and stays silent on
-stderr unless LICHHOOK_DEBUG=1. Its imports are kept to the minimum: this runs before
-every Antigravity model call and every Crush tool call.
+stderr unless LICHHOOK_DEBUG=1. The whole run, reading stdin and talking to lich, is
+bounded by one deadline. Its imports are kept to the minimum: this runs before every
+Antigravity model call and every Crush tool call.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
+import time
 
 from lichhook.coldstart.process import write_stdout
 from lichhook.coldstart.resolve import builtin_adapter, builtin_module, builtin_verdict
@@ -17,6 +19,12 @@ from lichhook.debug import Debug
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
+
+# Seconds from the start of the process to the end of the report, stdin and lich
+# together: a harness waits for its hook, and lich answers on loopback in well under 10 ms.
+HOOK_SECONDS = 1.0
+# The least a POST is given when stdin ended close to the deadline.
+POST_FLOOR_SECONDS = 0.1
 
 
 def resolve_adapter(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object:
@@ -40,7 +48,8 @@ def _hosted(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object
     return find_adapter(provider, environ, debug)
 
 
-def run(provider: str, environ: "Mapping[str, str]" = os.environ) -> int:
+def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "float | None" = None) -> int:
+    deadline = (time.monotonic() if started is None else started) + HOOK_SECONDS
     debug = Debug(environ)
     try:
         module = builtin_module(provider, environ)
@@ -66,13 +75,13 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ) -> int:
     verdict = getattr(adapter, "verdict", "") or ""
     write_stdout(verdict if isinstance(verdict, str) else "")
     try:
-        report(provider, adapter, environ, debug)
+        report(provider, adapter, environ, debug, deadline)
     except Exception as exc:
         debug(f"{provider}: nothing sent ({type(exc).__name__}: {exc})")
     return 0
 
 
-def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug) -> None:
+def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug, deadline: float) -> None:
     from lichhook.lichenv import lich_target
 
     target = lich_target(environ)
@@ -83,7 +92,7 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
     from lichhook.payload import PayloadError, parse_payload, read_stdin
 
     try:
-        payload = parse_payload(read_stdin())
+        payload = parse_payload(read_stdin(deadline=deadline))
     except PayloadError as exc:
         debug(f"{provider}: {exc}; nothing sent")
         return
@@ -110,8 +119,9 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
         debug(f"{provider}: body of {len(body)} bytes exceeds lich's {client.BODY_LIMIT}; nothing sent")
         return
     request = client.build_request(target.port, target.token, "/session-start", body)
+    timeout = max(POST_FLOOR_SECONDS, deadline - time.monotonic())
     try:
-        status = client.post(target.port, request)
+        status = client.post(target.port, request, timeout)
     except OSError as exc:
         debug(f"{provider}: sent {sid!r} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
         return
