@@ -51,6 +51,7 @@ def _hosted(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object
 def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "float | None" = None) -> int:
     deadline = (time.monotonic() if started is None else started) + HOOK_SECONDS
     debug = Debug(environ)
+    stdout_fd = None  # the real stdout, once plugin code is kept away from it
     try:
         module = builtin_module(provider, environ)
         if module:
@@ -64,6 +65,9 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "floa
                 return 0
             adapter = builtin_adapter(module)
         else:
+            from lichhook.plugin_guard import shield_stdout
+
+            stdout_fd = shield_stdout(to_stderr=debug.on)
             adapter = _hosted(provider, environ, debug)
     except Exception as exc:  # a broken plugin folder must not fail the turn
         debug(f"{provider}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
@@ -73,7 +77,7 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "floa
         return 0
     # The verdict goes out first: a harness that kills a slow hook still gets it.
     verdict = getattr(adapter, "verdict", "") or ""
-    write_stdout(verdict if isinstance(verdict, str) else "")
+    write_stdout(verdict if isinstance(verdict, str) else "", stdout_fd)
     try:
         report(provider, adapter, environ, debug, deadline)
     except Exception as exc:
