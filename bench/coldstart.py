@@ -37,6 +37,7 @@ import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,7 +189,9 @@ class Case:
     """One command to time. ``check(proc)`` returns None when the run did its job, else why not;
     ``prepare()`` runs untimed before each run."""
 
-    def __init__(self, name, group, argv, stdin=b"", env=None, check=None, prepare=None, note=""):
+    def __init__(self, name: str, group: str, argv: list, stdin: bytes = b"", env: Optional[dict] = None,
+                 check: Optional[Callable[[subprocess.CompletedProcess], Optional[str]]] = None,
+                 prepare: Optional[Callable[[], None]] = None, note: str = "") -> None:
         self.name, self.group, self.argv, self.stdin = name, group, argv, stdin
         self.env, self.check, self.prepare, self.note = env, check, prepare, note
         self.label = name

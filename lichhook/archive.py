@@ -19,7 +19,7 @@ import os
 import subprocess
 import zipfile
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Mapping
 
 SHEBANG = b"#!/usr/bin/env python3\n"
 # 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
@@ -114,7 +114,7 @@ def recompile(archive: Path, out: Path) -> Path:
     return out
 
 
-def bytecode_magic(archive: Path) -> Optional[bytes]:
+def bytecode_magic(archive: Path) -> bytes | None:
     """The magic number of ``archive``'s bytecode, or None when it carries none."""
     try:
         with zipfile.ZipFile(archive) as zf, zf.open(PROBE_MEMBER) as member:
@@ -141,7 +141,7 @@ _RECOMPILE_SCRIPT = (
 )
 
 
-def interpreter_magic(python: str, timeout: float = 30) -> Optional[bytes]:
+def interpreter_magic(python: str, timeout: float = 30) -> bytes | None:
     """The bytecode magic number of the interpreter at ``python``, or None if it cannot
     be run."""
     try:
@@ -159,7 +159,7 @@ def recompile_command(python: str, archive: Path, out: Path) -> list[str]:
     return [python, "-I", "-S", "-c", _RECOMPILE_SCRIPT, str(archive), str(out)]
 
 
-def bytecode_mismatch(archive: Path, python: str) -> Optional[str]:
+def bytecode_mismatch(archive: Path, python: str) -> str | None:
     """Why ``python`` cannot use ``archive``'s bytecode, as a sentence with the fix; None
     when it can (or when ``archive`` carries no bytecode to match)."""
     theirs = bytecode_magic(archive)

@@ -9,7 +9,7 @@ and a ``provider`` from lich's registry (absent means ``claude``).
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional
+from typing import Any
 
 from lichhook.ids import lich_id_problem
 
@@ -24,7 +24,7 @@ class Rejected(ValueError):
     """A body lich answers 400 to; the message is lich's reason."""
 
 
-def parse_session_start(raw: bytes) -> Dict[str, str]:
+def parse_session_start(raw: bytes) -> dict[str, str]:
     """The normalised report lich would store, or Rejected with lich's reason."""
     if len(raw) > BODY_LIMIT:
         raise Rejected(f"body must be at most {BODY_LIMIT} bytes")
@@ -60,7 +60,7 @@ def go_string(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def release_supported(header: Optional[str]) -> bool:
+def release_supported(header: str | None) -> bool:
     """Whether an X-Lich-Plugin value lies in lich's supported range (absent: no)."""
     try:
         version = tuple(int(part) for part in (header or "").strip().split("."))

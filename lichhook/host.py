@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Iterable, Mapping, NamedTuple, Optional
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import pluggy
 
@@ -26,7 +26,7 @@ ENTRY_POINT = "entry point"
 class Found(NamedTuple):
     """An adapter and where it came from."""
 
-    adapter: object
+    adapter: Any  # anything adapter_problem() lets through: provider, verdict, session_id()
     tier: str  # BUILTIN, PLUGIN_FOLDER or ENTRY_POINT
     origin: str  # a human-readable source: a module, a file or a distribution
 
@@ -39,7 +39,7 @@ def get_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def load_plugin_folder(pm: pluggy.PluginManager, folder: Optional[str], debug: Callable[[str], None]) -> None:
+def load_plugin_folder(pm: pluggy.PluginManager, folder: str | None, debug: Callable[[str], None]) -> None:
     """Import each ``*.py`` in ``folder`` and register it; a broken file is skipped, and
     so is a file, or the whole folder, that someone else controls (lichhook.plugin_guard)."""
     import importlib.util
@@ -62,6 +62,8 @@ def load_plugin_folder(pm: pluggy.PluginManager, folder: Optional[str], debug: C
         name = f"{PLUGIN_FOLDER}:{path}"
         try:
             spec = importlib.util.spec_from_file_location(f"lichhook_plugin_{stem}", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {path} as a module")
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             pm.register(module, name=name)
@@ -181,7 +183,7 @@ def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None]) -> li
     )
 
 
-def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]) -> Optional[str]:
+def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]) -> str | None:
     folder = plugin_dir(environ)
     if folder is None:
         debug("LICHHOOK_PLUGIN_DIR is relative; plugin folder ignored (give an absolute path)")

@@ -19,7 +19,7 @@ import os
 import sys
 import types
 import zipfile
-from typing import Optional, Sequence
+from typing import Sequence
 
 from lichhook.selfcmd import running_archive
 
@@ -36,8 +36,8 @@ class ArchiveSnapshot(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader)
 
     # -- finding ------------------------------------------------------------------------
 
-    def find_spec(self, fullname: str, path: Optional[Sequence[str]] = None,
-                  target: Optional[types.ModuleType] = None) -> Optional[importlib.machinery.ModuleSpec]:
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         base = fullname.replace(".", "/")
         folder = base.rpartition("/")[0]
         if path is None:
@@ -87,7 +87,7 @@ class ArchiveSnapshot(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader)
         code = compile(source, self._join(member + ".py"), "exec", dont_inherit=True)
         return code
 
-    def get_source(self, fullname: str) -> Optional[str]:
+    def get_source(self, fullname: str) -> str | None:
         member = self._member(fullname) + ".py"
         if member not in self._names:
             return None
@@ -104,7 +104,7 @@ class ArchiveSnapshot(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader)
             raise FileNotFoundError(path) from None
 
 
-def hold(archive: Optional[str] = None) -> Optional[ArchiveSnapshot]:
+def hold(archive: str | None = None) -> ArchiveSnapshot | None:
     """Serve the rest of this process's imports from the archive it runs from, as it is
     now; None when it runs from source or the archive cannot be read."""
     archive = archive or running_archive()

@@ -12,7 +12,7 @@ import secrets
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, List, NamedTuple, Optional, Tuple
+from typing import Callable, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from lichhook import contract
@@ -26,27 +26,27 @@ class Report(NamedTuple):
 
     status: int
     verdict: str  # "accepted", or lich's reason for refusing
-    accepted: Optional[dict]  # the normalised report, when accepted
-    release: Optional[str]  # the X-Lich-Plugin header
+    accepted: dict | None  # the normalised report, when accepted
+    release: str | None  # the X-Lich-Plugin header
     body: bytes
 
 
 class StandIn:
     """A lich stand-in on 127.0.0.1, serving in a background thread."""
 
-    def __init__(self, port: int = 0, token: Optional[str] = None, session_id: str = "lichhook-demo",
-                 on_report: Optional[Callable[[Report], None]] = None, read_timeout: float = READ_TIMEOUT) -> None:
+    def __init__(self, port: int = 0, token: str | None = None, session_id: str = "lichhook-demo",
+                 on_report: Callable[[Report], None] | None = None, read_timeout: float = READ_TIMEOUT) -> None:
         self.token = token or secrets.token_urlsafe(18)
         self.session_id = session_id
-        self.reports: List[Report] = []
+        self.reports: list[Report] = []
         # Requests whose handling raised: none ever should (the tests hold it empty).
-        self.errors: List[str] = []
+        self.errors: list[str] = []
         self._changed = threading.Condition()
         self._on_report = on_report
         self._server = _Server(("127.0.0.1", port), self._handler_class(read_timeout), self.errors)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
 
     def environ(self) -> dict:
         return {"LICH_PORT": str(self.port), "LICH_TOKEN": self.token, "LICH_SESSION_ID": self.session_id}
@@ -66,7 +66,7 @@ class StandIn:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def wait_for(self, count: int, timeout: float) -> List[Report]:
+    def wait_for(self, count: int, timeout: float) -> list[Report]:
         """Block until ``count`` reports arrived or ``timeout`` passed; return them all."""
         with self._changed:
             self._changed.wait_for(lambda: len(self.reports) >= count, timeout)
@@ -82,7 +82,7 @@ class StandIn:
             except Exception as exc:  # showing a report must not cost the client its answer
                 self.errors.append(f"showing a report: {type(exc).__name__}: {exc}")
 
-    def judge(self, method: str, target: str, release: Optional[str], body: bytes) -> Report:
+    def judge(self, method: str, target: str, release: str | None, body: bytes) -> Report:
         """lich's transport, in order: method, path, token, body size, body."""
         try:
             url = urlsplit(target)
@@ -126,7 +126,7 @@ class StandIn:
                     self.wfile.write(reason)
                 self.close_connection = True
 
-            def _read_and_judge(self, release: Optional[str]) -> Report:
+            def _read_and_judge(self, release: str | None) -> Report:
                 if self.headers.get("Transfer-Encoding") is not None:
                     # lich (Go's net/http) would decode a chunked body; the stand-in does not.
                     return Report(501, "Transfer-Encoding is not supported by the stand-in; "
@@ -149,7 +149,7 @@ class StandIn:
 
 
 class _Server(ThreadingHTTPServer):
-    def __init__(self, address: Tuple[str, int], handler: type, errors: List[str]) -> None:
+    def __init__(self, address: tuple[str, int], handler: type, errors: list[str]) -> None:
         super().__init__(address, handler)
         self.errors = errors
 
@@ -164,7 +164,7 @@ class _Server(ThreadingHTTPServer):
             pass
 
 
-def content_length(values: List[str]) -> Optional[int]:
+def content_length(values: list[str]) -> int | None:
     """The body length the Content-Length headers give (0 when absent), or None when they
     are not one decimal number, as Go's net/http refuses them."""
     if not values:
@@ -202,7 +202,7 @@ def _sh_quote(value: str) -> str:
     return shlex.quote(value)
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="lichhook listen", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     parser.add_argument("--token", help="token reports must carry (default: a random one)")

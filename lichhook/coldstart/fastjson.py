@@ -20,7 +20,7 @@ try:
     from _json import make_encoder as _c_make_encoder
     from _json import make_scanner as _c_make_scanner
 except ImportError:  # an interpreter without the accelerator: json does it all
-    _c_make_scanner = None
+    _c_make_scanner = None  # type: ignore[assignment, misc]
 
 _WHITESPACE = " \t\n\r"  # what json skips around a document
 
@@ -37,7 +37,8 @@ class _DecoderDefaults:
     memo: "dict[str, str]" = {}
 
 
-_scan = _c_make_scanner(_DecoderDefaults()) if _c_make_scanner is not None else None
+# The C scanner reads its settings from any object with a decoder's attributes.
+_scan = _c_make_scanner(_DecoderDefaults()) if _c_make_scanner is not None else None  # type: ignore[arg-type]
 
 
 def _scanner(parse_int: "Callable[[str], object] | None") -> "Callable[[str, int], tuple] | None":
@@ -45,7 +46,7 @@ def _scanner(parse_int: "Callable[[str], object] | None") -> "Callable[[str, int
         return _scan
     context = _DecoderDefaults()
     context.parse_int = parse_int  # type: ignore[assignment]
-    return _c_make_scanner(context)  # type: ignore[no-any-return]
+    return _c_make_scanner(context)  # type: ignore[arg-type]
 
 
 def loads(text: str, *, parse_int: "Callable[[str], object] | None" = None) -> object:

@@ -50,7 +50,7 @@ def write_stdout(text: str, fd: "int | None" = None) -> None:
         pass
 
 
-def finish(code: object, short_lived: bool) -> "NoReturn":
+def finish(code: int, short_lived: bool) -> "NoReturn":
     """Flush stdout and end the process with ``code``."""
     try:
         sys.stdout.flush()
@@ -64,7 +64,7 @@ def finish(code: object, short_lived: bool) -> "NoReturn":
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-    if short_lived and isinstance(code, int) and only_own_code_ran():
+    if short_lived and only_own_code_ran():
         try:
             sys.stderr.flush()
         except (AttributeError, OSError, ValueError):

@@ -67,7 +67,7 @@ class Antigravity(harness.Harness):
         ]
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = []
+        found: List[harness.Found] = []
         path = os.path.join(self.plugin_dir(), "hooks.json")
         data = harness.read_json_quietly(path)
         if isinstance(data, dict):

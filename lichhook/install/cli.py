@@ -36,7 +36,7 @@ def _parser(command: str):
     return parser
 
 
-def _choose(parser, args, env: Env, detected_only: bool) -> Optional[list]:
+def _choose(parser, args, env: Env, detected_only: bool) -> list:
     unknown = [n for n in args.harness if n not in harnesses.NAMES]
     if unknown:
         parser.error(f"unknown harness {', '.join(unknown)}; choose from {HARNESS_LIST}, or --all")
@@ -96,7 +96,7 @@ def tolerant_output() -> None:
     instead of failing the whole install over one unprintable letter."""
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except (AttributeError, ValueError):
             pass
 

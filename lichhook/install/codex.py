@@ -131,7 +131,7 @@ class Codex(harness.Harness):
         return os.path.join(self.home_dir(), "config.toml")
 
     def handler(self, target: Target) -> dict:
-        entry = {"type": "command", "command": target.sh_line("codex")}
+        entry: dict = {"type": "command", "command": target.sh_line("codex")}
         if target.windows:
             line, warning = target.windows_line("codex")
             entry["commandWindows"] = line

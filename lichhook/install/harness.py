@@ -207,7 +207,7 @@ def drop_if_empty(data: dict, key: str, had_content: bool) -> None:
 
 def all_handlers(data: object) -> list:
     """(event, handler) for every handler in a hooks table of either shape."""
-    out = []
+    out: list = []
     if not isinstance(data, dict):
         return out
     for event, entries in data.items():

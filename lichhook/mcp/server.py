@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import BinaryIO
 
 from lichhook.jsonint import json_int
 from lichhook.mcp import tool
@@ -163,7 +164,7 @@ def _error(msg_id: object, code: int, message: str) -> dict:
 TOO_LONG = b"\0too long"  # never a stripped line of JSON
 
 
-def _read_line(stream) -> bytes | None:  # type: ignore[no-untyped-def]
+def _read_line(stream: BinaryIO) -> bytes | None:
     """The next line without surrounding blanks; TOO_LONG for an over-long line; None at the end."""
     line = stream.readline(MAX_LINE + 1)
     if not line:
@@ -177,7 +178,7 @@ def _read_line(stream) -> bytes | None:  # type: ignore[no-untyped-def]
     return line.strip()
 
 
-def serve(stdin, stdout, server: Server) -> None:  # type: ignore[no-untyped-def]
+def serve(stdin: BinaryIO, stdout: BinaryIO, server: Server) -> None:
     while True:
         line = _read_line(stdin)
         if line is None:
