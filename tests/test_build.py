@@ -30,6 +30,14 @@ def test_version(run):
     assert done.stdout.decode().startswith(f"lichhook {__version__}")
 
 
+@pytest.mark.parametrize("args", [["--help"], ["mcp", "--help"]])
+def test_help_spells_the_interpreter_as_this_os_names_it(run, args):
+    # python3 on macOS, Debian and Ubuntu (where `python` may not exist); py on Windows.
+    word = "py" if sys.platform == "win32" else "python3"
+    done = run(*args)
+    assert done.returncode == 0 and done.stdout.decode().startswith(f"usage: {word} lichhook.pyz ")
+
+
 def test_two_builds_are_byte_identical(pyz, tmp_path):
     again = tmp_path / "again.pyz"
     # Touch a source file: mtimes must not leak into the archive.

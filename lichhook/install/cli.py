@@ -25,7 +25,7 @@ def _parser(command: str):
 
     what = {"install": "register lichhook in", "uninstall": "remove lichhook's registrations from"}[command]
     parser = argparse.ArgumentParser(
-        prog=f"python lichhook.pyz {command}",
+        prog=f"python3 lichhook.pyz {command}",
         description=f"{what.capitalize()} coding-agent harnesses. Harnesses: {HARNESS_LIST}.",
     )
     parser.add_argument("harness", nargs="*", metavar="HARNESS", help=f"one of: {HARNESS_LIST}")
@@ -118,7 +118,7 @@ def _install(argv: List[str]) -> int:
     if source is None:
         sys.stderr.write(
             "install copies the archive it runs from, and this lichhook is not running from one.\n"
-            "Build it, then run the archive: python build_zipapp.py && python dist/lichhook.pyz install ...\n")
+            "Build it, then run the archive: python3 build_zipapp.py && python3 dist/lichhook.pyz install ...\n")
         return 1
     chosen = _choose(parser, args, env, detected_only=True)
     if not chosen:

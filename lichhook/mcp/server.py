@@ -27,7 +27,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 USAGE = """\
-usage: python lichhook.pyz mcp [--waits-dir DIR]
+usage: {python} lichhook.pyz mcp [--waits-dir DIR]
 
 Serves the MCP tool claude_code_wait on stdin/stdout (JSON-RPC 2.0, one message per
 line) until stdin ends. The waits folder: --waits-dir, else LICHHOOK_WAITS_DIR, else
@@ -204,15 +204,18 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, server: Server) -> None:
 def main(argv: list) -> int:
     waits_dir = None
     args = list(argv)
+    from lichhook.selfcmd import python_word
+
+    usage = USAGE.format(python=python_word())
     if args and args[0] in ("-h", "--help"):
-        sys.stdout.write(USAGE)
+        sys.stdout.write(usage)
         return 0
     if args[:1] == ["--waits-dir"] and len(args) == 2:
         waits_dir = args[1]
     elif len(args) == 1 and args[0].startswith("--waits-dir="):
         waits_dir = args[0].partition("=")[2]
     elif args:
-        sys.stderr.write(f"lichhook mcp: unexpected argument {args[0][:40]!r}\n\n{USAGE}")
+        sys.stderr.write(f"lichhook mcp: unexpected argument {args[0][:40]!r}\n\n{usage}")
         return 2
     # install may replace the archive while a harness keeps this server running for days:
     # later imports come from the archive as it was at start (lichhook.snapshot).

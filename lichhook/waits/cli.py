@@ -8,8 +8,8 @@ from __future__ import annotations
 import sys
 
 USAGE = """\
-usage: python lichhook.pyz wait <op> --by WHO[@NODE] --session SID [--what TEXT]
-                                 [--family F] [--id W] [--note TEXT] [--waits-dir DIR]
+usage: python3 lichhook.pyz wait <op> --by WHO[@NODE] --session SID [--what TEXT]
+                                  [--family F] [--id W] [--note TEXT] [--waits-dir DIR]
 
 ops:
   add       open a wait: --what TEXT (1-500 characters), optional --family F (e.g. ci.build)
