@@ -18,30 +18,24 @@ if TYPE_CHECKING:
 APP = "lichhook"
 
 
-def _xdg(environ: "Mapping[str, str]", variable: str, default: str) -> str:
+def _folder(environ: "Mapping[str, str]", kind: str, variable: str, default: str) -> str:
+    if sys.platform == "darwin":  # config and state alike
+        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
+    if sys.platform == "win32":
+        import platformdirs
+
+        return getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False)
     value = environ.get(variable, "")
     if not value.strip():
         value = os.path.expanduser(default)
-    return value
+    return os.path.join(value, APP)
 
 
 def user_config_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_config_dir("lichhook", appauthor=False)."""
-    if sys.platform == "darwin":
-        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
-    if sys.platform == "win32":
-        import platformdirs
-
-        return platformdirs.user_config_dir(APP, appauthor=False)
-    return os.path.join(_xdg(environ, "XDG_CONFIG_HOME", "~/.config"), APP)
+    return _folder(environ, "config", "XDG_CONFIG_HOME", "~/.config")
 
 
 def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_state_dir("lichhook", appauthor=False)."""
-    if sys.platform == "darwin":
-        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
-    if sys.platform == "win32":
-        import platformdirs
-
-        return platformdirs.user_state_dir(APP, appauthor=False)
-    return os.path.join(_xdg(environ, "XDG_STATE_HOME", "~/.local/state"), APP)
+    return _folder(environ, "state", "XDG_STATE_HOME", "~/.local/state")
