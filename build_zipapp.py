@@ -7,28 +7,28 @@ legacy unchecked-hash ``.pyc`` beside every ``.py``: zipimport never reads
 ``__pycache__`` and never writes bytecode, so without them every run recompiles every
 module, and timestamp ``.pyc`` go stale when the user's time zone differs from the
 build's. The ``.pyc`` match the Python that builds; other versions fall back to the
-``.py`` beside them.
+``.py`` beside them, and ``lichhook.archive.recompile`` rewrites them for another one.
+The format itself is ``lichhook.archive``'s, shared with install.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
-import io
-import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:  # imported by path from elsewhere (bench/, tests)
+    sys.path.insert(0, str(ROOT))
+
+from lichhook.archive import with_bytecode, write_archive  # noqa: E402
+
 PINS = ROOT / "vendor.txt"
 WHEEL_CACHE = ROOT / "build" / "wheels"
 OLDEST_PYTHON = "3.9"
-SHEBANG = b"#!/usr/bin/env python3\n"
-# 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
-FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 MAIN = b"from lichhook.cli import entry\n\nentry()\n"
 
 
@@ -95,57 +95,12 @@ def source_members(root: Path = ROOT) -> dict:
     return files
 
 
-def compile_legacy_pyc(name: str, source: bytes) -> bytes:
-    """An unchecked-hash .pyc for ``source``, as zipimport reads it beside ``name``."""
-    code = compile(source, name, "exec", dont_inherit=True)
-    data = bytearray(importlib.util.MAGIC_NUMBER)
-    data += (0b01).to_bytes(4, "little")  # flags: hash-based, unchecked
-    data += importlib.util.source_hash(source)
-    import marshal
-
-    data += marshal.dumps(code)
-    return bytes(data)
-
-
-def zip_time() -> tuple:
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if not epoch:
-        return FIXED_TIME
-    import time
-
-    t = time.gmtime(max(int(epoch), 315532800))  # zip cannot hold times before 1980
-    return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
-
-
-def write_archive(files: dict, out: Path) -> None:
-    """Write ``files`` as a zipapp, deterministically."""
-    stamp = zip_time()
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name in sorted(files):
-            info = zipfile.ZipInfo(name, date_time=stamp)
-            # Bytecode is stored: every hook run reads its .pyc, and inflating them costs
-            # an import of zlib plus a decompression per module. The .py, only read by
-            # other Python versions, stay deflated.
-            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            info.create_system = 3  # unix, so the mode reads the same everywhere
-            zf.writestr(info, files[name], compresslevel=6)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_bytes(SHEBANG + buffer.getvalue())
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, out)
-
-
 def build(out: Path, wheel_cache: Path = WHEEL_CACHE) -> Path:
     files = {}
     for wheel in download_wheels(wheel_cache):
         files.update(wheel_members(wheel))
     files.update(source_members())
-    for name in [n for n in files if n.endswith(".py")]:
-        files[name[:-3] + ".pyc"] = compile_legacy_pyc(name, files[name])
-    write_archive(files, out)
+    write_archive(with_bytecode(files), out)
     return out
 
 

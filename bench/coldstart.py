@@ -37,6 +37,7 @@ import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,7 +189,9 @@ class Case:
     """One command to time. ``check(proc)`` returns None when the run did its job, else why not;
     ``prepare()`` runs untimed before each run."""
 
-    def __init__(self, name, group, argv, stdin=b"", env=None, check=None, prepare=None, note=""):
+    def __init__(self, name: str, group: str, argv: list, stdin: bytes = b"", env: Optional[dict] = None,
+                 check: Optional[Callable[[subprocess.CompletedProcess], Optional[str]]] = None,
+                 prepare: Optional[Callable[[], None]] = None, note: str = "") -> None:
         self.name, self.group, self.argv, self.stdin = name, group, argv, stdin
         self.env, self.check, self.prepare, self.note = env, check, prepare, note
         self.label = name
@@ -253,8 +256,8 @@ def write_empty_zipapp(folder: Path, python: str) -> Path:
     out = folder / "empty.pyz"
     code = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
-        "from build_zipapp import compile_legacy_pyc, write_archive; source = b'pass\\n'; "
-        "write_archive({'__main__.py': source, '__main__.pyc': compile_legacy_pyc('__main__.py', source)}, Path(sys.argv[2]))"
+        "from lichhook.archive import legacy_pyc, write_archive; source = b'pass\\n'; "
+        "write_archive({'__main__.py': source, '__main__.pyc': legacy_pyc('__main__.py', source)}, Path(sys.argv[2]))"
     )
     subprocess.run([python, "-c", code, str(ROOT), str(out)], check=True)
     return out

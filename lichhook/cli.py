@@ -3,12 +3,10 @@
 Subcommand modules are imported only when named, so the report path pays for none.
 """
 
-# No ``from __future__ import annotations``: that line imports __future__ at run time
-# (~0.1 ms) and this module runs on every hook, so annotations that name
-# type-checking-only types are written as strings.
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-import os
 import sys
+import time
 
 # word -> (module, function); each function takes the remaining argv and returns an exit code.
 COMMANDS = {
@@ -24,8 +22,8 @@ COMMANDS = {
 }
 
 USAGE = """\
-usage: python lichhook.pyz <provider>      report this harness session to lich (a hook)
-       python lichhook.pyz <command> ...
+usage: {python} lichhook.pyz <provider>      report this harness session to lich (a hook)
+       {python} lichhook.pyz <command> ...
 
 providers (built in): claude, codex, antigravity, crush, opencode, omp
   With no argument the provider is claude. A hook always exits 0 and prints only
@@ -43,11 +41,15 @@ commands:
 """
 
 
-def main(argv: "list | None" = None) -> int:
+def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int:
+    """Run one command; ``started`` is when the process began (time.monotonic), from
+    which a hook's deadline counts."""
     args = sys.argv[1:] if argv is None else list(argv)
     word = args[0] if args else "claude"  # how lich reads reports from old clients
     if word in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
+        from lichhook.selfcmd import python_word
+
+        sys.stdout.write(USAGE.format(python=python_word()))
         return 0
     if word in ("-V", "--version", "version"):
         from lichhook._version import CONTRACT_RELEASE, __version__
@@ -58,11 +60,12 @@ def main(argv: "list | None" = None) -> int:
         from importlib import import_module
 
         module, function = COMMANDS[word]
-        return getattr(import_module(module), function)(args[1:])
+        code: int = getattr(import_module(module), function)(args[1:])
+        return code
 
     from lichhook.report import run
 
-    return run(word)
+    return run(word, started=started)
 
 
 # Commands that run as hooks or wait ops: processes that live a few milliseconds and
@@ -70,7 +73,7 @@ def main(argv: "list | None" = None) -> int:
 SHORT_LIVED = frozenset({"wait", "claude-code"})
 
 
-def short_lived(args: list) -> bool:
+def short_lived(args: "list[str]") -> bool:
     word = args[0] if args else "claude"
     if word in SHORT_LIVED:
         return True
@@ -78,45 +81,11 @@ def short_lived(args: list) -> bool:
 
 
 def entry() -> None:
-    """Console and archive entry point: exit with main's code, and never let a closed
-    stdout turn a clean run into an error."""
+    """Console and archive entry point: run, then exit with main's code (see
+    lichhook.coldstart.process for how a short-lived command ends)."""
+    started = time.monotonic()
+    from lichhook.coldstart import process
+
     fast = short_lived(sys.argv[1:])
-    if fast:
-        import gc
-
-        # A hook frees nearly everything by reference counting before it exits; the
-        # cyclic collections its imports would trigger cost ~0.3 ms for nothing.
-        gc.disable()
-    code = main()
-    try:
-        sys.stdout.flush()
-    except AttributeError:  # started with stdout closed: sys.stdout is None
-        pass
-    except (OSError, ValueError):
-        # The reader went away; point stdout at devnull so the interpreter's own
-        # flush at exit does not fail too.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-    if fast and isinstance(code, int) and only_own_code_ran():
-        # Everything is written and flushed, and what is left open the OS closes:
-        # skip the interpreter's teardown of every module and object (~1.5 ms).
-        try:
-            sys.stderr.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
-        os._exit(code)
-    sys.exit(code)
-
-
-def only_own_code_ran() -> bool:
-    """True when no plugin was loaded (its files or exit handlers could need the
-    interpreter's orderly exit) and nothing registered an exit handler."""
-    if "lichhook.host" in sys.modules:
-        return False
-    import atexit
-
-    count = getattr(atexit, "_ncallbacks", None)
-    return count is not None and count() == 0
+    process.begin(fast)
+    process.finish(main(started=started), fast)

@@ -26,7 +26,7 @@ def percent_encode(text: str) -> str:
 
 def session_start_body(session_id: str, provider_session_id: str, provider: str) -> bytes:
     """The compact JSON body lich expects: exactly the three contract keys."""
-    from lichhook import fastjson
+    from lichhook.coldstart import fastjson
 
     body = {"session_id": session_id, "provider_session_id": provider_session_id, "provider": provider}
     return fastjson.dumps(body, separators=(",", ":")).encode("ascii")

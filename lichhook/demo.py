@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import subprocess
-from typing import List
 
 from lichhook.debug import Debug
 from lichhook.adapters import BUILTIN as BUILTIN_PROVIDERS
@@ -21,7 +20,7 @@ from lichhook.selfcmd import self_command
 from lichhook.standin import StandIn
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="lichhook demo", description=__doc__.splitlines()[0])
     parser.parse_args(argv)
     found = all_adapters(os.environ, Debug(os.environ))

@@ -9,7 +9,8 @@ other provider from reporting. With LICHHOOK_DEBUG=1 each skip is named on stder
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, Mapping, NamedTuple, Optional
+import sys
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import pluggy
 
@@ -25,7 +26,7 @@ ENTRY_POINT = "entry point"
 class Found(NamedTuple):
     """An adapter and where it came from."""
 
-    adapter: object
+    adapter: Any  # anything adapter_problem() lets through: provider, verdict, session_id()
     tier: str  # BUILTIN, PLUGIN_FOLDER or ENTRY_POINT
     origin: str  # a human-readable source: a module, a file or a distribution
 
@@ -38,15 +39,31 @@ def get_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def load_plugin_folder(pm: pluggy.PluginManager, folder: Optional[str], debug: Callable[[str], None]) -> None:
-    """Import each ``*.py`` in ``folder`` and register it; a broken file is skipped."""
+def load_plugin_folder(pm: pluggy.PluginManager, folder: str | None, debug: Callable[[str], None]) -> None:
+    """Import each ``*.py`` in ``folder`` and register it; a broken file is skipped, and
+    so is a file, or the whole folder, that someone else controls (lichhook.plugin_guard)."""
     import importlib.util
 
-    for path in plugin_files(folder):
+    from lichhook.plugin_guard import untrusted
+
+    paths = plugin_files(folder) if folder else []
+    if not folder or not paths:
+        return
+    problem = untrusted(folder)
+    if problem:
+        debug(f"plugin folder {folder} skipped: {problem}")
+        return
+    for path in paths:
+        problem = untrusted(path)
+        if problem:
+            debug(f"plugin {path} skipped: {problem}")
+            continue
         stem = os.path.splitext(os.path.basename(path))[0]
         name = f"{PLUGIN_FOLDER}:{path}"
         try:
             spec = importlib.util.spec_from_file_location(f"lichhook_plugin_{stem}", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {path} as a module")
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             pm.register(module, name=name)
@@ -59,6 +76,7 @@ def load_entry_points(pm: pluggy.PluginManager, debug: Callable[[str], None]) ->
     load is skipped rather than stopping the others."""
     import importlib.metadata
 
+    add_site_packages()
     eps = importlib.metadata.entry_points()
     group = eps.select(group=hookspecs.NAME) if hasattr(eps, "select") else eps.get(hookspecs.NAME, [])
     for ep in group:
@@ -71,6 +89,23 @@ def load_entry_points(pm: pluggy.PluginManager, debug: Callable[[str], None]) ->
             pm.register(ep.load(), name=name)
         except BaseException as exc:
             debug(f"entry point {ep.name} ({label}) skipped: {type(exc).__name__}: {exc}")
+
+
+def add_site_packages() -> None:
+    """Put the interpreter's site-packages on sys.path, as ``site`` does at start-up, when
+    the interpreter was started without it (``-S``).
+
+    Hooks may be registered with ``-S``: site costs every run its .pth files (tens of
+    milliseconds with some), and the built-in adapters and plugin folder need none of it.
+    Adapters installed as packages live in site-packages, so they are found by running
+    ``site.main()`` here, on the only path that looks for them.
+    """
+    if not sys.flags.no_site:
+        return
+    import site
+
+    if site.ENABLE_USER_SITE is None:  # set by site.main(): it has not run yet
+        site.main()
 
 
 def _tier_of(plugin_name: str) -> tuple:
@@ -148,7 +183,7 @@ def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None]) -> li
     )
 
 
-def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]) -> Optional[str]:
+def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]) -> str | None:
     folder = plugin_dir(environ)
     if folder is None:
         debug("LICHHOOK_PLUGIN_DIR is relative; plugin folder ignored (give an absolute path)")

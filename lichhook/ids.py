@@ -1,7 +1,8 @@
 """Pure checks for every id that reaches a path, a URL or lich.
 
 Nothing here touches the disk. Two families:
-- ``provider_session_id_problem``: lich's own rule for the id in a session-start report;
+- ``provider_session_id_problem``: lich's own rule for the id in a session-start report
+  (``lich_id_problem``), and valid Unicode;
 - ``wait_session_id`` (and ``wait_who``, ``wait_node``): the stricter rule for ids the
   waits module turns into file names, on every OS.
 """
@@ -31,8 +32,8 @@ def is_control(ch: str) -> bool:
     return o < 0x20 or 0x7F <= o < 0xA0
 
 
-def provider_session_id_problem(value: object) -> str | None:
-    """Why lich would refuse ``value`` as a ``provider_session_id``, or None if it would not."""
+def lich_id_problem(value: object) -> str | None:
+    """Why lich itself would refuse ``value`` as a ``provider_session_id``, or None."""
     if not isinstance(value, str):
         return f"id is {type(value).__name__}, not a string"
     if not value:
@@ -45,6 +46,22 @@ def provider_session_id_problem(value: object) -> str | None:
         if is_control(ch):
             return f"id contains control character U+{ord(ch):04X}"
     return None
+
+
+def provider_session_id_problem(value: object) -> str | None:
+    """Why lichhook does not send ``value`` as a ``provider_session_id``, or None.
+
+    lich's own rule, and valid Unicode: JSON can escape a lone surrogate
+    (``"\\ud800"``), which lich's decoder turns into U+FFFD, so lich would hold an id
+    the harness does not have.
+    """
+    problem = lich_id_problem(value)
+    if problem is None and isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:  # only a surrogate cannot be encoded
+            return f"id is not valid Unicode (lone surrogate U+{ord(value[exc.start]):04X})"
+    return problem
 
 
 class BadId(ValueError):

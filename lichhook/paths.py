@@ -1,51 +1,18 @@
 """Where lichhook keeps things, as platformdirs names them on each OS.
 
-``user_config_dir`` and ``user_state_dir`` mirror platformdirs for Linux and macOS without
-importing it (about 10 ms the hot hooks cannot spare); a test holds them equal to
-platformdirs. On Windows, whose folders come from the shell API, platformdirs is asked.
+The config and state folders come from ``lichhook.coldstart.dirs``, which answers as
+platformdirs does without importing it on Linux and macOS.
 """
 
-# No ``from __future__ import annotations``: that line imports __future__ at run time
-# (~0.1 ms) and this module runs on every hook, so annotations that name
-# type-checking-only types are written as strings.
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
-import sys
+
+from lichhook.coldstart.dirs import APP, user_config_dir, user_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
-
-APP = "lichhook"
-
-
-def _xdg(environ: "Mapping[str, str]", variable: str, default: str) -> str:
-    value = environ.get(variable, "")
-    if not value.strip():
-        value = os.path.expanduser(default)
-    return value
-
-
-def user_config_dir(environ: "Mapping[str, str]" = os.environ) -> str:
-    """platformdirs.user_config_dir("lichhook", appauthor=False)."""
-    if sys.platform == "darwin":
-        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
-    if sys.platform == "win32":
-        import platformdirs
-
-        return platformdirs.user_config_dir(APP, appauthor=False)
-    return os.path.join(_xdg(environ, "XDG_CONFIG_HOME", "~/.config"), APP)
-
-
-def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
-    """platformdirs.user_state_dir("lichhook", appauthor=False)."""
-    if sys.platform == "darwin":
-        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
-    if sys.platform == "win32":
-        import platformdirs
-
-        return platformdirs.user_state_dir(APP, appauthor=False)
-    return os.path.join(_xdg(environ, "XDG_STATE_HOME", "~/.local/state"), APP)
 
 
 def user_data_dir(environ: "Mapping[str, str]" = os.environ) -> str:

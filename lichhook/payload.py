@@ -14,27 +14,43 @@ class PayloadError(ValueError):
     """Stdin that cannot be a hook payload; the message says why."""
 
 
-def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS) -> bytes:
-    """Read stdin until EOF, ``seconds`` or more than ``limit`` bytes, whichever comes first.
+def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS,
+               deadline: float | None = None) -> bytes:
+    """Read stdin until EOF, a whole JSON object, the time bound or more than ``limit``
+    bytes, whichever comes first.
 
-    Raises PayloadError when stdin holds more than ``limit`` bytes. On a time-out, what
-    was read so far is returned: a harness may write its payload and keep the pipe open.
+    The time bound is ``deadline`` (a time.monotonic() value) when given, else ``seconds``
+    from now. A harness may write its payload and keep the pipe open: reading stops as
+    soon as what arrived is one whole JSON object, and on a time-out what was read so far
+    is returned. Raises PayloadError when stdin holds more than ``limit`` bytes.
     """
+    if deadline is None:
+        deadline = time.monotonic() + seconds
     if sys.platform == "win32":
-        chunks = _read_in_thread(fd, limit, seconds)
+        chunks = _read_in_thread(fd, limit, deadline)
     else:
-        chunks = _read_with_select(fd, limit, seconds)
+        chunks = _read_with_select(fd, limit, deadline)
     data = b"".join(chunks)
     if len(data) > limit:
         raise PayloadError(f"stdin is larger than {limit} bytes")
     return data
 
 
-def _read_with_select(fd: int, limit: int, seconds: float) -> list:
+def _whole_object(chunks: list[bytes]) -> bool:
+    """True when the bytes read so far are one JSON object: more could only spoil it."""
+    if not chunks[-1].rstrip(b" \t\r\n").endswith(b"}"):
+        return False
+    try:
+        parse_payload(b"".join(chunks))
+    except PayloadError:
+        return False
+    return True
+
+
+def _read_with_select(fd: int, limit: int, deadline: float) -> list[bytes]:
     import select
 
-    deadline = time.monotonic() + seconds
-    chunks: list = []
+    chunks: list[bytes] = []
     total = 0
     while total <= limit:
         remaining = deadline - time.monotonic()
@@ -51,14 +67,16 @@ def _read_with_select(fd: int, limit: int, seconds: float) -> list:
             break
         chunks.append(chunk)
         total += len(chunk)
+        if _whole_object(chunks):
+            break
     return chunks
 
 
-def _read_in_thread(fd: int, limit: int, seconds: float) -> list:
+def _read_in_thread(fd: int, limit: int, deadline: float) -> list[bytes]:
     # Windows cannot select() on a pipe, so a daemon thread reads while we wait.
     import threading
 
-    chunks: list = []
+    chunks: list[bytes] = []
     finished = threading.Event()
 
     def pump() -> None:
@@ -70,18 +88,23 @@ def _read_in_thread(fd: int, limit: int, seconds: float) -> list:
                     break
                 chunks.append(chunk)
                 total += len(chunk)
+                if _whole_object(chunks):
+                    break
         except OSError:
             pass
         finally:
             finished.set()
 
     threading.Thread(target=pump, daemon=True).start()
-    finished.wait(seconds)
+    finished.wait(max(0.0, deadline - time.monotonic()))
     return list(chunks)
 
 
 def parse_payload(raw: bytes) -> dict:
-    """Decode UTF-8 (a BOM is allowed) and parse one JSON object, or raise PayloadError."""
+    """Decode UTF-8 (a BOM is allowed) and parse one JSON object, or raise PayloadError.
+
+    Integers of any length parse (see lichhook.jsonint).
+    """
     if not raw.strip():
         raise PayloadError("stdin is empty")
     # One BOM is dropped by hand: the "utf-8-sig" codec would cost an import (~0.5 ms),
@@ -92,11 +115,18 @@ def parse_payload(raw: bytes) -> dict:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PayloadError(f"stdin is not UTF-8 (byte {exc.start})") from None
-    from lichhook import fastjson  # json's own parser, without json's 3 ms of imports
+    from lichhook.coldstart import fastjson  # json's own parser, without json's 3 ms of imports
 
     try:
-        value = fastjson.loads(text)
-    except ValueError as exc:  # JSONDecodeError, and RecursionError's cousins below
+        try:
+            value = fastjson.loads(text)
+        except ValueError:
+            # The one refusal of valid JSON: an integer longer than int() takes. Tried
+            # only after a failure, so the usual payload does not pay for the import.
+            from lichhook.jsonint import json_int
+
+            value = fastjson.loads(text, parse_int=json_int)
+    except ValueError as exc:  # JSONDecodeError
         raise PayloadError(f"stdin is not JSON: {exc}") from None
     except RecursionError:
         raise PayloadError("stdin is JSON nested too deeply") from None

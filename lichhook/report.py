@@ -2,57 +2,42 @@
 
 It prints the adapter's verdict, and inside lich reports the harness's session id.
 Whatever happens it returns 0, prints nothing else on stdout and stays silent on
-stderr unless LICHHOOK_DEBUG=1. Its imports are kept to the minimum: this runs before
-every Antigravity model call and every Crush tool call.
+stderr unless LICHHOOK_DEBUG=1. The whole run, reading stdin and talking to lich, is
+bounded by one deadline. Its imports are kept to the minimum: this runs before every
+Antigravity model call and every Crush tool call.
 """
 
-# No ``from __future__ import annotations``: that line imports __future__ at run time
-# (~0.1 ms) and this module runs on every hook, so annotations that name
-# type-checking-only types are written as strings.
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
-import sys
+import time
 
+from lichhook.coldstart.process import write_stdout
+from lichhook.coldstart.resolve import builtin_adapter, builtin_module, builtin_verdict
 from lichhook.debug import Debug
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
 
-
-_HOST = ""  # builtin_module's answer when the pluggy host must decide
-
-
-def builtin_module(provider: str, environ: "Mapping[str, str]") -> str:
-    """The module of the built-in adapter that serves ``provider`` unaided, or "" when the
-    pluggy host must decide: not a built-in, or the plugin folder holds plugin files
-    (which may replace it) or is refused."""
-    from lichhook.adapters import BUILTIN
-    from lichhook.paths import plugin_dir, plugin_files
-
-    module = BUILTIN.get(provider, _HOST)
-    if module:
-        folder = plugin_dir(environ)
-        if folder is None or plugin_files(folder):
-            return _HOST
-    return module
+# Seconds from the start of the process to the end of the report, stdin and lich
+# together: a harness waits for its hook, and lich answers on loopback in well under 10 ms.
+HOOK_SECONDS = 1.0
+# The least a POST is given when stdin ended close to the deadline.
+POST_FLOOR_SECONDS = 0.1
 
 
 def resolve_adapter(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object:
     """The adapter for ``provider``, or None.
 
     A built-in provider with no plugin files in the plugin folder is served straight
-    from its module, which gives the same adapter the pluggy host would (a test holds
-    them equal) without importing pluggy. Anything else goes through the host.
+    from its module (lichhook.coldstart.resolve); anything else goes through the host.
     """
-    return _resolve(provider, builtin_module(provider, environ), environ, debug)
+    module = builtin_module(provider, environ)
+    return builtin_adapter(module) if module else _hosted(provider, environ, debug)
 
 
-def _resolve(provider: str, module: str, environ: "Mapping[str, str]", debug: Debug) -> object:
-    if module:  # built-in ids are valid provider ids by construction
-        from importlib import import_module
-
-        return import_module(f"lichhook.adapters.{module}").ADAPTER
+def _hosted(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object:
     from lichhook.adapter import provider_id_ok
 
     if not provider_id_ok(provider):
@@ -63,8 +48,10 @@ def _resolve(provider: str, module: str, environ: "Mapping[str, str]", debug: De
     return find_adapter(provider, environ, debug)
 
 
-def run(provider: str, environ: "Mapping[str, str]" = os.environ) -> int:
+def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "float | None" = None) -> int:
+    deadline = (time.monotonic() if started is None else started) + HOOK_SECONDS
     debug = Debug(environ)
+    stdout_fd = None  # the real stdout, once plugin code is kept away from it
     try:
         module = builtin_module(provider, environ)
         if module:
@@ -72,15 +59,16 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ) -> int:
 
             target = lich_target(environ)
             if isinstance(target, str):
-                # Outside lich a built-in has only its verdict to print, and that is
-                # known without loading its module (a test holds VERDICTS equal to
-                # each adapter's verdict).
-                from lichhook.adapters import VERDICTS
-
-                write_verdict(VERDICTS.get(provider, ""))
+                # Outside lich a built-in has only its verdict to print.
+                write_stdout(builtin_verdict(provider))
                 debug(f"{provider}: {target}; nothing sent")
                 return 0
-        adapter = _resolve(provider, module, environ, debug)
+            adapter = builtin_adapter(module)
+        else:
+            from lichhook.plugin_guard import shield_stdout
+
+            stdout_fd = shield_stdout(to_stderr=debug.on)
+            adapter = _hosted(provider, environ, debug)
     except Exception as exc:  # a broken plugin folder must not fail the turn
         debug(f"{provider}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
         return 0
@@ -88,25 +76,16 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ) -> int:
         debug(f"{provider}: unknown provider; nothing sent")
         return 0
     # The verdict goes out first: a harness that kills a slow hook still gets it.
-    write_verdict(getattr(adapter, "verdict", "") or "")
+    verdict = getattr(adapter, "verdict", "") or ""
+    write_stdout(verdict if isinstance(verdict, str) else "", stdout_fd)
     try:
-        report(provider, adapter, environ, debug)
+        report(provider, adapter, environ, debug, deadline)
     except Exception as exc:
         debug(f"{provider}: nothing sent ({type(exc).__name__}: {exc})")
     return 0
 
 
-def write_verdict(verdict: str) -> None:
-    if not verdict:
-        return
-    try:
-        sys.stdout.write(verdict)
-        sys.stdout.flush()
-    except (AttributeError, OSError, ValueError):  # AttributeError: stdout closed, sys.stdout None
-        pass
-
-
-def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug) -> None:
+def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug, deadline: float) -> None:
     from lichhook.lichenv import lich_target
 
     target = lich_target(environ)
@@ -117,7 +96,7 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
     from lichhook.payload import PayloadError, parse_payload, read_stdin
 
     try:
-        payload = parse_payload(read_stdin())
+        payload = parse_payload(read_stdin(deadline=deadline))
     except PayloadError as exc:
         debug(f"{provider}: {exc}; nothing sent")
         return
@@ -125,7 +104,7 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
     from lichhook.ids import provider_session_id_problem
 
     try:
-        sid = adapter.session_id(payload, environ)
+        sid = adapter.session_id(payload, environ)  # type: ignore[attr-defined]
     except Exception as exc:
         debug(f"{provider}: adapter raised {type(exc).__name__}: {exc}; nothing sent")
         return
@@ -144,8 +123,9 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
         debug(f"{provider}: body of {len(body)} bytes exceeds lich's {client.BODY_LIMIT}; nothing sent")
         return
     request = client.build_request(target.port, target.token, "/session-start", body)
+    timeout = max(POST_FLOOR_SECONDS, deadline - time.monotonic())
     try:
-        status = client.post(target.port, request)
+        status = client.post(target.port, request, timeout)
     except OSError as exc:
         debug(f"{provider}: sent {sid!r} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
         return

@@ -18,9 +18,27 @@ def running_archive() -> Optional[str]:
     return os.path.abspath(archive) if archive else None
 
 
+def interpreter_flags() -> List[str]:
+    """The isolation flags this interpreter runs with (``-I``, ``-S``), to pass on to the
+    commands it starts or prints, so they run as it does."""
+    flags = []
+    if sys.flags.isolated:
+        flags.append("-I")
+    if sys.flags.no_site:
+        flags.append("-S")
+    return flags
+
+
 def self_command() -> List[str]:
-    """argv that runs this same lichhook with this same Python."""
+    """argv that runs this same lichhook with this same Python, started the same way."""
     archive = running_archive()
     if archive:
-        return [sys.executable, archive]
-    return [sys.executable, "-m", "lichhook"]
+        return [sys.executable, *interpreter_flags(), archive]
+    return [sys.executable, *interpreter_flags(), "-m", "lichhook"]
+
+
+def python_word() -> str:
+    """How help text spells the interpreter: ``py`` (the Windows launcher) on Windows,
+    ``python3`` elsewhere, where ``python`` may not be a command at all (Debian and
+    Ubuntu without python-is-python3, macOS)."""
+    return "py" if sys.platform == "win32" else "python3"

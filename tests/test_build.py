@@ -30,6 +30,14 @@ def test_version(run):
     assert done.stdout.decode().startswith(f"lichhook {__version__}")
 
 
+@pytest.mark.parametrize("args", [["--help"], ["mcp", "--help"]])
+def test_help_spells_the_interpreter_as_this_os_names_it(run, args):
+    # python3 on macOS, Debian and Ubuntu (where `python` may not exist); py on Windows.
+    word = "py" if sys.platform == "win32" else "python3"
+    done = run(*args)
+    assert done.returncode == 0 and done.stdout.decode().startswith(f"usage: {word} lichhook.pyz ")
+
+
 def test_two_builds_are_byte_identical(pyz, tmp_path):
     again = tmp_path / "again.pyz"
     # Touch a source file: mtimes must not leak into the archive.
@@ -136,3 +144,53 @@ def test_a_wheel_with_the_wrong_hash_is_refused(fp, tmp_path):
     with pytest.raises(SystemExit) as refused:
         build_zipapp.download_wheels(cache)
     assert "pinned hash" in str(refused.value)
+
+
+# ---- bytecode for the interpreter a hook runs with (lichhook.archive) ----------------------
+
+from lichhook import archive  # noqa: E402
+
+
+def test_recompiling_with_the_building_python_gives_the_archive_back(pyz, tmp_path):
+    # In a new process, as the build ran: marshal's output depends on what else the
+    # process holds (which strings are shared), so only like processes give like bytes.
+    again = tmp_path / "again.pyz"
+    subprocess.run(archive.recompile_command(sys.executable, pyz, again), check=True)
+    assert sha256(again) == sha256(pyz)
+    assert archive.bytecode_magic(again) == archive.bytecode_magic(pyz)
+
+
+def test_the_archive_says_which_python_its_bytecode_is_for(pyz, tmp_path):
+    import importlib.util
+
+    assert archive.bytecode_magic(pyz) == importlib.util.MAGIC_NUMBER
+    assert archive.python_of_magic(importlib.util.MAGIC_NUMBER) == "Python {}.{}".format(*sys.version_info[:2])
+    assert archive.python_of_magic((3495).to_bytes(2, "little") + b"\r\n") == "Python 3.11"
+    assert "unknown Python" in archive.python_of_magic((9999).to_bytes(2, "little") + b"\r\n")
+    assert archive.bytecode_mismatch(pyz, sys.executable) is None
+    (tmp_path / "plain.zip").write_bytes(b"not a zip")
+    assert archive.bytecode_magic(tmp_path / "plain.zip") is None
+    problem = archive.bytecode_mismatch(pyz, str(tmp_path / "no-python"))
+    assert problem and "cannot be run" in problem
+
+
+@pytest.mark.skipif(not other_pythons(), reason="no other Python version installed here")
+@pytest.mark.parametrize("python", other_pythons())
+def test_recompiled_for_another_python_its_modules_load_from_bytecode(pyz, tmp_path, python):
+    problem = archive.bytecode_mismatch(pyz, python)
+    theirs = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                            capture_output=True, check=True).stdout.decode().strip()
+    assert problem and f"Python {theirs}" in problem and "install again" in problem
+    before = json.loads(subprocess.run([python, "-c", PROBE, str(pyz)], capture_output=True, check=True).stdout)
+    assert all(f.endswith(".py") for f in before.values()), before  # compiled from source at every run
+
+    out = tmp_path / "for-other.pyz"
+    subprocess.run(archive.recompile_command(python, pyz, out), check=True, capture_output=True)
+    assert archive.bytecode_mismatch(out, python) is None
+    assert archive.python_of_magic(archive.bytecode_magic(out)) == f"Python {theirs}"
+    after = json.loads(subprocess.run([python, "-c", PROBE, str(out)], capture_output=True, check=True).stdout)
+    assert all(f.endswith(".pyc") and str(out) in f for f in after.values()), after
+    with zipfile.ZipFile(pyz) as a, zipfile.ZipFile(out) as b:
+        assert a.namelist() == b.namelist()
+        assert all(a.read(n) == b.read(n) for n in a.namelist() if not n.endswith(".pyc"))
+    assert out.read_bytes().startswith(b"#!/usr/bin/env python3\n")

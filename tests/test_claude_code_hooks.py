@@ -517,7 +517,7 @@ def test_hot_path_imports_stay_lean(pyz, base_env, waits, which):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines()
                 if line.startswith("import time:")}
     assert f"lichhook.claude_code.{which.replace('-', '_')}" in imported
-    # json and re too: lichhook.fastjson drives json's C parser without importing either.
+    # json and re too: lichhook.coldstart.fastjson drives json's C parser without importing either.
     for heavy in ("json", "re", "typing", "argparse", "subprocess", "sqlite3", "platformdirs", "pluggy",
                   "logging", "datetime", "lichhook.waits", "http.client", "urllib.request"):
         assert heavy not in imported, heavy

@@ -37,6 +37,11 @@ OWN_CASES = [
     {"name": "array", "raw": "[]", "reject": "body must be a JSON object"},
     {"name": "number id", "body": {"session_id": "s1", "provider_session_id": 5}, "reject": "body must be a JSON object"},
     {"name": "too large", "body": {"session_id": "s1", "provider_session_id": "x" * 5000}, "reject": "at most 4096"},
+    # Go's decoder turns a lone surrogate escape into U+FFFD, and invalid UTF-8 in a string too.
+    {"name": "lone surrogate", "raw": '{"session_id": "s1", "provider_session_id": "a\\ud800b"}',
+     "accept": {"session_id": "s1", "provider_session_id": "a\ufffdb", "provider": "claude"}},
+    {"name": "surrogate pair", "raw": '{"session_id": "s1", "provider_session_id": "a\\ud83d\\ude00"}',
+     "accept": {"session_id": "s1", "provider_session_id": "a\U0001f600", "provider": "claude"}},
 ]
 
 
@@ -44,6 +49,15 @@ def shared_cases() -> list:
     if not SHARED_CONTRACT.exists():
         return []
     return [json.loads(line) for line in SHARED_CONTRACT.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_lichhook_sends_only_what_lich_keeps_as_sent():
+    from lichhook.ids import lich_id_problem, provider_session_id_problem
+
+    assert lich_id_problem("a\ud800b") is None  # lich takes it, and keeps U+FFFD instead
+    assert provider_session_id_problem("a\ud800b") == "id is not valid Unicode (lone surrogate U+D800)"
+    assert provider_session_id_problem("a\U0001f600") is None
+    assert provider_session_id_problem("a/b") == lich_id_problem("a/b") == "id contains '/'"
 
 
 def raw_of(case: dict) -> bytes:

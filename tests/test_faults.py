@@ -144,3 +144,34 @@ def test_a_fault_then_recovery_sends_each_report_once(run, fault_server, standin
     assert [r.status for r in standin.wait_for(1, timeout=5)] == [204]
     time.sleep(0.2)
     assert len(standin.reports) == 1
+
+
+# Both bounds used to run one after the other: 1 s for stdin, then 1 s for lich. One
+# deadline now covers both; this is far under the 2 s they took together, and far over
+# the 1 s the deadline gives, so only a second bound would cross it.
+ONE_DEADLINE_GUARD = 1.8
+
+
+@pytest.mark.parametrize("provider", ["antigravity", "claude"])
+def test_stdin_left_open_and_lich_silent_share_one_deadline(pyz, base_env, fault_server, provider):
+    import subprocess
+    import sys
+
+    server = fault_server("silent")
+    env = dict(base_env, **lich_env(server), LICHHOOK_DEBUG="1")
+    start = time.monotonic()
+    proc = subprocess.Popen([sys.executable, str(pyz), provider], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        proc.stdin.write(json.dumps(CASES[provider][0]).encode())
+        proc.stdin.flush()  # and never closed while the hook runs
+        out, err = proc.stdout.read(), proc.stderr.read()  # EOF only once the hook exits
+        assert proc.wait(timeout=HANG_GUARD) == 0
+        elapsed = time.monotonic() - start
+    finally:
+        proc.stdin.close()
+        proc.kill()
+    assert out == CASES[provider][1]
+    assert len(server.requests) == 1
+    assert b"no answer (TimeoutError" in err, err
+    assert elapsed < ONE_DEADLINE_GUARD, f"stdin and lich took {elapsed:.2f}s: two bounds, not one"

@@ -108,6 +108,7 @@ def assert_safe_for_lich(sid: str) -> None:
     assert ".." not in sid
     assert not set("*?[]") & set(sid)
     assert not any(is_control(c) for c in sid)
+    sid.encode("utf-8")  # valid Unicode: no lone surrogate, which lich would keep as U+FFFD
 
 
 FILE_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")

@@ -61,7 +61,7 @@ def test_install_refuses_to_run_from_source(base_env, home):
     result = subprocess.run([sys.executable, "-m", "lichhook", "install", "claude"], env=env, cwd=str(home),
                             capture_output=True, timeout=30)
     assert result.returncode == 1
-    assert "python build_zipapp.py" in result.stderr.decode()
+    assert "python3 build_zipapp.py" in result.stderr.decode()
     assert not (home / ".claude").exists()
 
 

@@ -312,3 +312,69 @@ def test_waits_dir_argument_and_usage(pyz, server_env, tmp_path, run):
     assert (other / "sessions" / "s.json").exists()
     bad = run("mcp", "--frobnicate")
     assert bad.returncode == 2 and bad.stdout == b"" and b"usage" in bad.stderr
+
+
+def test_big_integers_are_json_and_the_server_survives(pyz, server_env, waits):
+    big = "7" * 5000  # more digits than int() takes (Python 3.11+ and security releases)
+    lines = [
+        req(1, "tools/call", {"name": TOOL, "arguments": {"op": "list", "by": "r", "session": "s"}})
+        .replace('"by"', f'"n": {big}, "by"'),
+        '{"jsonrpc": "2.0", "id": ' + big + ', "method": "ping"}',
+        req(3, "ping"),
+    ]
+    answers, done = converse(pyz, server_env, lines)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    # Parsed, so refused for what it is (an unknown argument), not as "not JSON".
+    refused = answers[0]["result"]
+    assert refused["isError"] is True and "unknown argument 'n'" in refused["structuredContent"]["error"]
+    assert (answers[1]["id"], answers[1]["error"]["code"]) == (None, -32600)
+    assert answers[2] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
+# ---- the archive replaced under a running server ------------------------------------------
+
+
+def test_a_running_server_outlives_the_archive_being_replaced(pyz, server_env, tmp_path):
+    import os
+
+    from lichhook import __version__
+    from lichhook.archive import read_archive, with_bytecode, write_archive
+
+    live = tmp_path / "lichhook.pyz"
+    live.write_bytes(pyz.read_bytes())
+    # What install does: a rebuilt archive, laid out differently, moved over the old one.
+    shebang, files = read_archive(pyz)
+    files["lichhook/_version.py"] = files["lichhook/_version.py"].replace(
+        f'"{__version__}"'.encode(), b'"9.9.9-replaced"')
+    assert b"9.9.9-replaced" in files["lichhook/_version.py"]
+    files["AAAA/shifts-every-offset.txt"] = b"x" * 4096
+    rebuilt = tmp_path / "rebuilt.pyz"
+    write_archive(with_bytecode({n: d for n, d in files.items() if not n.endswith(".pyc")}), rebuilt, shebang)
+
+    proc = subprocess.Popen([sys.executable, str(live), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=server_env)
+
+    def ask(line: str) -> dict:
+        proc.stdin.write(line.encode() + b"\n")
+        proc.stdin.flush()
+        return json.loads(proc.stdout.readline())
+
+    try:
+        assert ask(req(1, "ping"))["result"] == {}  # started: only the first modules are loaded
+        os.replace(rebuilt, live)
+        init = ask(req(2, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}}))
+        assert init["result"]["serverInfo"]["version"] == __version__  # the version it started as
+        calls = [{"op": "add", "what": "the review"}, {"op": "list"}, {"op": "watched", "id": "w1"},
+                 {"op": "said", "id": "w1", "note": "told"}, {"op": "done", "id": "w1"}, {"op": "adopt"},
+                 {"op": "bogus"}]
+        for n, arguments in enumerate(calls, start=3):
+            answer = ask(req(n, "tools/call", {"name": TOOL, "arguments": {"by": "rev", "session": "s-9", **arguments}}))
+            assert "error" not in answer, answer
+            result = answer["result"]["structuredContent"]
+            assert result["ok"] is (arguments["op"] != "bogus"), result
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0 and b"Traceback" not in proc.stderr.read()
+    fresh = subprocess.run([sys.executable, str(live), "--version"], capture_output=True, env=server_env)
+    assert b"9.9.9-replaced" in fresh.stdout  # the replacement did take effect for new processes

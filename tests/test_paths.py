@@ -1,25 +1,10 @@
-"""lichhook's own path functions agree with platformdirs, which they stand in for."""
+"""Where lichhook keeps things (the platformdirs mirror itself is tests/test_coldstart.py's)."""
 
 from __future__ import annotations
 
 import os
 
-import platformdirs
-import pytest
-
 from lichhook import paths
-
-
-@pytest.mark.parametrize("xdg", [None, "", "   ", "/custom/xdg"])
-def test_config_and_state_dirs_match_platformdirs(monkeypatch, tmp_path, xdg):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for var in ("XDG_CONFIG_HOME", "XDG_STATE_HOME"):
-        if xdg is None:
-            monkeypatch.delenv(var, raising=False)
-        else:
-            monkeypatch.setenv(var, xdg)
-    assert paths.user_config_dir(os.environ) == platformdirs.user_config_dir("lichhook", appauthor=False)
-    assert paths.user_state_dir(os.environ) == platformdirs.user_state_dir("lichhook", appauthor=False)
 
 
 def test_plugin_and_waits_dirs(monkeypatch, tmp_path):

@@ -181,29 +181,233 @@ def test_relative_plugin_dir_is_ignored(run, standin, plugin_dir):
     assert report.accepted["provider_session_id"] == "s-rel"
 
 
-@pytest.mark.parametrize("provider", ["claude", "codex", "antigravity", "crush", "opencode", "omp"])
-def test_fast_path_gives_the_hosts_adapter(provider, tmp_path):
-    from lichhook.debug import Debug
-    from lichhook.host import find_adapter
-    from lichhook.report import resolve_adapter
+# ---- plugin code and the hook's stdout ------------------------------------------------------
 
-    environ = {"LICHHOOK_PLUGIN_DIR": str(tmp_path)}
-    fast = resolve_adapter(provider, environ, Debug({}))
-    hosted = find_adapter(provider, environ, Debug({}))
-    assert fast is hosted
-    assert fast.provider == provider
-    sample = fast.sample
-    assert fast.session_id(sample, {}) == hosted.session_id(sample, {})
+NOISY = """
+    import os, subprocess, sys
+    from lichhook import Adapter, hookimpl
+
+    print("loaded")
+    sys.stdout.flush()
+    os.write(1, b"raw write\\n")
+    if os.path.exists("/bin/echo"):
+        subprocess.run(["/bin/echo", "child process"])
+
+    class NoisyAntigravity(Adapter):
+        provider = "antigravity"
+        verdict = "{}"
+
+        def session_id(self, payload, environ):
+            print("reading", payload)
+            return payload.get("conversationId")
+
+    @hookimpl
+    def lichhook_adapters():
+        print("asked for adapters")
+        return [NoisyAntigravity()]
+"""
 
 
-def test_fast_path_skips_pluggy(pyz, base_env, tmp_path):
+@pytest.mark.parametrize("debug", [False, True])
+def test_plugin_code_never_reaches_the_hooks_stdout(run, standin, plugin_dir, debug):
+    write_plugin(plugin_dir, "noisy.py", NOISY)
+    env = dict(lich_env(standin), LICHHOOK_PLUGIN_DIR=str(plugin_dir))
+    if debug:
+        env["LICHHOOK_DEBUG"] = "1"
+    done = run("antigravity", stdin=json.dumps({"conversationId": "conv-9"}), env=env)
+    assert (done.returncode, done.stdout) == (0, b"{}")  # the verdict, exactly
+    (report,) = standin.wait_for(1, timeout=5)
+    assert report.accepted["provider_session_id"] == "conv-9"
+    said = done.stderr.decode()
+    if debug:  # what plugins print goes to stderr, where LICHHOOK_DEBUG=1 shows it
+        assert "loaded" in said and "raw write" in said and "asked for adapters" in said and "reading" in said
+    else:
+        assert said == ""
+
+
+# ---- plugin files others control ----------------------------------------------------------
+
+POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners and modes; Windows ACLs are not checked")
+ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file away needs root")
+OTHER_UID = 65534  # "nobody" on most systems
+
+MARKING = """
+    from lichhook import Adapter, hookimpl
+
+    open({marker!r}, "w").close()
+
+    class Kiro(Adapter):
+        provider = "kiro"
+
+        def session_id(self, payload, environ):
+            return payload.get("kiro_session")
+
+    @hookimpl
+    def lichhook_adapters():
+        return [Kiro()]
+"""
+
+
+def try_plugin(run, standin, folder, name="kiro_adapter.py", path=None):
+    """Write the marking plugin (unless ``path`` exists), run the hook; (ran, reported, stderr)."""
+    marker = folder.parent / "plugin-ran"
+    if marker.exists():
+        marker.unlink()
+    if path is None:
+        path = folder / name
+        path.write_text(textwrap.dedent(MARKING.format(marker=str(marker))), encoding="utf-8")
+    env = dict(lich_env(standin), LICHHOOK_PLUGIN_DIR=str(folder), LICHHOOK_DEBUG="1")
+    before = len(standin.reports)
+    done = run("kiro", stdin=json.dumps({"kiro_session": "k-1"}), env=env)
+    assert (done.returncode, done.stdout) == (0, b"")
+    reported = len(standin.wait_for(before + 1, timeout=1)) > before
+    return marker.exists(), reported, done.stderr.decode()
+
+
+@POSIX_ONLY
+def test_a_plugin_folder_of_ones_own_is_loaded(run, standin, plugin_dir):
+    plugin_dir.chmod(0o755)
+    assert try_plugin(run, standin, plugin_dir)[:2] == (True, True)
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("mode, who", [(0o777, "anyone"), (0o1777, "anyone")])
+def test_a_plugin_folder_anyone_can_write_is_not_loaded(run, standin, plugin_dir, mode, who):
+    plugin_dir.chmod(mode)
+    ran, reported, said = try_plugin(run, standin, plugin_dir)
+    assert (ran, reported) == (False, False)
+    assert f"plugin folder {plugin_dir} skipped: {plugin_dir} can be written by {who}" in said
+    assert "chmod go-w" in said
+
+
+@POSIX_ONLY
+def test_a_plugin_file_anyone_can_write_is_not_loaded(run, standin, plugin_dir):
+    path = plugin_dir / "kiro_adapter.py"
+    marker = plugin_dir.parent / "plugin-ran"
+    path.write_text(textwrap.dedent(MARKING.format(marker=str(marker))), encoding="utf-8")
+    path.chmod(0o666)
+    ran, reported, said = try_plugin(run, standin, plugin_dir, path=path)
+    assert (ran, reported) == (False, False)
+    assert f"plugin {path} skipped: {path} can be written by anyone" in said
+
+
+@POSIX_ONLY
+def test_a_folder_above_that_anyone_can_write_is_refused_unless_sticky(run, standin, tmp_path):
+    shared = tmp_path / "shared"
+    folder = shared / "plugins"
+    folder.mkdir(parents=True)
+    shared.chmod(0o777)  # anyone could swap the plugins folder for their own
+    ran, _, said = try_plugin(run, standin, folder)
+    assert not ran and f"{shared} can be written by anyone" in said
+    shared.chmod(0o1777)  # like /tmp: others cannot rename or remove what is yours
+    assert try_plugin(run, standin, folder)[:2] == (True, True)
+
+
+@POSIX_ONLY
+@ROOT_ONLY
+def test_plugins_another_user_owns_are_not_loaded(run, standin, plugin_dir, tmp_path):
+    import pwd
+
+    owner = pwd.getpwuid(OTHER_UID).pw_name if OTHER_UID in {p.pw_uid for p in pwd.getpwall()} else f"id {OTHER_UID}"
+    path = plugin_dir / "kiro_adapter.py"
+    marker = plugin_dir.parent / "plugin-ran"
+    path.write_text(textwrap.dedent(MARKING.format(marker=str(marker))), encoding="utf-8")
+    os.chown(path, OTHER_UID, -1)
+    ran, reported, said = try_plugin(run, standin, plugin_dir, path=path)
+    assert (ran, reported) == (False, False)
+    assert f"{path} belongs to user {owner}, not to you or root" in said
+
+    # A link in one's own folder to someone else's file is theirs too.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.replace(path, elsewhere / "kiro_adapter.py")
+    os.symlink(elsewhere / "kiro_adapter.py", path)
+    ran, _, said = try_plugin(run, standin, plugin_dir, path=path)
+    assert not ran and "belongs to user" in said
+
+    os.unlink(path)
+    os.chown(plugin_dir, OTHER_UID, -1)
+    ran, _, said = try_plugin(run, standin, plugin_dir)
+    assert not ran and f"plugin folder {plugin_dir} skipped: {plugin_dir} belongs to user" in said
+
+
+@POSIX_ONLY
+@ROOT_ONLY
+def test_group_write_counts_unless_the_group_is_ones_own(run, standin, plugin_dir):
+    import grp
+    import pwd
+
+    me = pwd.getpwuid(os.geteuid())
+    try:
+        other = grp.getgrgid(OTHER_UID)
+    except KeyError:
+        pytest.skip(f"no group {OTHER_UID} here")
+    plugin_dir.chmod(0o775)
+    os.chown(plugin_dir, -1, other.gr_gid)
+    ran, _, said = try_plugin(run, standin, plugin_dir)
+    assert not ran and f"can be written by group {other.gr_name}" in said
+    own = grp.getgrgid(me.pw_gid)
+    if own.gr_name != me.pw_name or set(own.gr_mem) - {me.pw_name}:
+        pytest.skip("this user has no private group")
+    os.chown(plugin_dir, -1, me.pw_gid)  # a group of one: the usual umask 002 set-up
+    assert try_plugin(run, standin, plugin_dir)[:2] == (True, True)
+
+
+# ---- adapters installed as packages, with the interpreter's site skipped (-S) -----------------
+
+
+@pytest.fixture(scope="session")
+def venv_python(tmp_path_factory):
+    """A bare virtual environment's interpreter and its site-packages folder."""
+    root = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
+    python = root / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+    site_dir = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, check=True, text=True).stdout.strip()
+    return str(python), site_dir
+
+
+@pytest.mark.parametrize("how", ["site-packages", "pth"])
+def test_entry_point_adapters_are_found_when_site_was_skipped(pyz, base_env, fault_server, aider_site,
+                                                              venv_python, tmp_path, how):
+    import shutil
+
+    python, site_dir = venv_python
+    placed = []
+    if how == "site-packages":
+        for item in aider_site.iterdir():
+            target = os.path.join(site_dir, item.name)
+            (shutil.copytree if item.is_dir() else shutil.copy)(item, target)
+            placed.append(target)
+    else:  # as an editable install does: a .pth line naming the folder that holds it
+        pth = os.path.join(site_dir, "aider-elsewhere.pth")
+        with open(pth, "w", encoding="utf-8") as f:
+            f.write(str(aider_site) + "\n")
+        placed.append(pth)
+    try:
+        server = fault_server("status", 400)
+        env = dict(base_env, **lich_env(server))
+        for flags in (["-I", "-S"], ["-I"]):
+            done = subprocess.run([python, *flags, str(pyz), "aider"], input=b'{"chat": {"id": "chat-S"}}',
+                                  env=env, capture_output=True, timeout=60)
+            assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), flags
+            listing = subprocess.run([python, *flags, str(pyz), "adapters"], env=base_env, capture_output=True)
+            assert b"aider" in listing.stdout and b"entry point" in listing.stdout, flags
+        assert [json.loads(r.partition(b"\r\n\r\n")[2])["provider_session_id"] for r in server.requests] == ["chat-S"] * 2
+    finally:
+        for target in placed:
+            shutil.rmtree(target) if os.path.isdir(target) else os.unlink(target)
+
+
+def test_built_in_providers_never_load_site_when_it_was_skipped(pyz, base_env, fault_server, venv_python):
+    python, _ = venv_python
     probe = textwrap.dedent("""
-        import sys, os
-        sys.path.insert(0, sys.argv[1])
-        from lichhook.report import resolve_adapter
-        from lichhook.debug import Debug
-        a = resolve_adapter("claude", {"LICHHOOK_PLUGIN_DIR": sys.argv[2]}, Debug({}))
-        print(a.provider, "pluggy" in sys.modules, "json" in sys.modules)
+        import atexit, runpy, sys
+        atexit.register(lambda: sys.stderr.write("SITE %s\\n" % ("site" in sys.modules)))
+        sys.argv = sys.argv[1:]
+        runpy.run_path(sys.argv[0], run_name="__main__")
     """)
-    done = subprocess.run([sys.executable, "-c", probe, str(pyz), str(tmp_path)], capture_output=True, env=base_env)
-    assert done.stdout.decode().split() == ["claude", "False", "False"]
+    env = dict(base_env, **lich_env(fault_server()))
+    done = subprocess.run([python, "-I", "-S", "-c", probe, str(pyz), "claude"], input=b'{"session_id": "s"}',
+                          env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0 and b"SITE False" in done.stderr, done.stderr

@@ -124,6 +124,7 @@ def test_outside_lich_sends_nothing_but_prints_the_verdict(run, fault_server, ba
     ("claude", {"session_id": "a\nb"}),
     ("claude", {"session_id": "a\x7fb"}),
     ("claude", {"session_id": "x" * 5000}),  # the body would exceed lich's 4 KiB
+    ("claude", {"session_id": "a\ud800b"}),  # sent as an escape, lich would keep U+FFFD
     ("claude", {"other": "field"}),
     ("antigravity", {"session_id": "not-the-antigravity-field"}),
     ("opencode", {"type": "session.updated", "properties": {"info": {"id": "ses_1"}}}),
@@ -168,6 +169,22 @@ def test_bad_stdin_sends_nothing(run, fault_server, stdin):
     done = run("antigravity", stdin=stdin, env=lich_env(server))
     assert (done.returncode, done.stdout, done.stderr) == (0, b"{}", b"")
     assert server.requests == []
+
+
+def test_a_lone_surrogate_is_named_with_debug(run, fault_server):
+    server = fault_server()
+    done = run("codex", stdin=b'{"session_id": "x\\udc80"}', env=dict(lich_env(server), LICHHOOK_DEBUG="1"))
+    assert done.returncode == 0 and server.requests == []
+    assert b"not valid Unicode (lone surrogate U+DC80)" in done.stderr
+
+
+def test_an_integer_longer_than_int_takes_is_still_json(run, standin):
+    # Python refuses int() of more than 4300 digits (3.11+, and security releases of 3.9 and 3.10).
+    stdin = b'{"session_id": "big-int-1", "size": ' + b"9" * 5000 + b', "neg": -' + b"1" * 4400 + b"}"
+    done = run("claude", stdin=stdin, env=lich_env(standin))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    (report,) = standin.wait_for(1, timeout=5)
+    assert report.accepted["provider_session_id"] == "big-int-1"
 
 
 def test_utf8_bom_is_accepted(run, standin):

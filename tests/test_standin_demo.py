@@ -25,6 +25,19 @@ def test_demo_accepts_all_six_built_ins(run):
     assert "All 6 built-in reports accepted" in out
 
 
+def test_demo_runs_each_hook_as_it_was_run_itself(pyz, base_env):
+    # Started isolated and without site, as hooks may be registered, demo starts its
+    # hooks the same way.
+    done = subprocess.run([sys.executable, "-I", "-S", str(pyz), "demo"], env=base_env, capture_output=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    probe = "import sys; sys.path.insert(0, sys.argv[1]); from lichhook.selfcmd import self_command; print(self_command())"
+    for flags, expected in (([], []), (["-I"], ["-I"]), (["-I", "-S"], ["-I", "-S"]), (["-S"], ["-S"])):
+        out = subprocess.run([sys.executable, *flags, "-c", probe, str(pyz)], env=base_env, capture_output=True,
+                             text=True, check=True).stdout
+        assert out.strip() == repr([sys.executable, *expected, str(pyz)]), flags
+
+
 def test_demo_fails_when_a_built_in_is_refused(run, tmp_path):
     plugins = tmp_path / "plugins"
     plugins.mkdir()

@@ -2,8 +2,8 @@
 
 It teaches lichhook a harness called "aider" whose hook payload carries the session id as
 ``{"chat": {"id": "..."}}``. Install it next to the Python that runs lichhook.pyz
-(``python -m pip install ./examples/lichhook-aider``), or copy this file into the plugin
-folder; then ``python lichhook.pyz adapters`` lists it and ``python lichhook.pyz aider``
+(``python3 -m pip install ./examples/lichhook-aider``), or copy this file into the plugin
+folder; then ``python3 lichhook.pyz adapters`` lists it and ``python3 lichhook.pyz aider``
 reports with it.
 """
 

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 HOOKS = ("session-start", "stop")
 
 USAGE = """\
-usage: python lichhook.pyz claude-code session-start [WAITS_DIR]   (Claude Code SessionStart hook)
-       python lichhook.pyz claude-code stop [WAITS_DIR]            (Claude Code Stop hook)
+usage: python3 lichhook.pyz claude-code session-start [WAITS_DIR]   (Claude Code SessionStart hook)
+       python3 lichhook.pyz claude-code stop [WAITS_DIR]            (Claude Code Stop hook)
 
 Both read Claude Code's hook payload on stdin and the waits folder (WAITS_DIR, else
 LICHHOOK_WAITS_DIR, else the per-user state folder), print one JSON object or nothing,
@@ -134,7 +134,7 @@ def finish(outcome: Outcome) -> None:
         out["systemMessage"] = text
     if not out:
         return
-    from lichhook import fastjson as json  # json's own C parser, without 3 ms of imports
+    from lichhook.coldstart import fastjson as json  # json's own C parser, without 3 ms of imports
 
     # ASCII only: a Windows console code page cannot garble or refuse it.
     line = json.dumps(out, ensure_ascii=True) + "\n"

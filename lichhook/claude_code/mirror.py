@@ -87,7 +87,7 @@ def read_json(path: str) -> object:
     raw = _read_bytes(path)
     if raw is None:
         return MISSING
-    from lichhook import fastjson as json  # json's own C parser, without 3 ms of imports
+    from lichhook.coldstart import fastjson as json  # json's own C parser, without 3 ms of imports
 
     try:
         return json.loads(raw.decode("utf-8"))
@@ -180,7 +180,7 @@ def parse_wait(item: object, path: str, index: int) -> Wait:
     if not isinstance(item, dict):
         raise MirrorError(f"{where} is not an object")
     wid = item.get("id")
-    if not valid_name(wid) or "@" in wid:
+    if not isinstance(wid, str) or not valid_name(wid) or "@" in wid:
         raise MirrorError(f"{where} has no valid id")
     what = item.get("what")
     if not isinstance(what, str):
@@ -220,7 +220,7 @@ def load_index(folder: str) -> tuple:
             skipped += 1
             continue
         name, session, count = entry.get("name"), entry.get("session"), entry.get("open")
-        if (not valid_name(name) or not valid_session(session)
+        if (not isinstance(name, str) or not valid_name(name) or not isinstance(session, str) or not valid_session(session)
                 or not isinstance(count, int) or isinstance(count, bool) or count < 1):
             skipped += 1
             continue

@@ -129,7 +129,8 @@ def context(session: str, source: object, own: SessionWaits | None, names: list,
 
 def fit(lines: list, budget: int) -> list:
     """The leading ``lines`` whose total length stays within ``budget`` (at least one)."""
-    kept, used = [], 0
+    kept: list = []
+    used = 0
     for line in lines:
         used += len(line) + 1
         if kept and used > budget:

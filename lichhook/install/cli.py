@@ -27,7 +27,7 @@ def _parser(command: str):
 
     what = {"install": "register lichhook in", "uninstall": "remove lichhook's registrations from"}[command]
     parser = argparse.ArgumentParser(
-        prog=f"python lichhook.pyz {command}",
+        prog=f"python3 lichhook.pyz {command}",
         description=f"{what.capitalize()} coding-agent harnesses. Harnesses: {HARNESS_LIST}.",
     )
     parser.add_argument("harness", nargs="*", metavar="HARNESS", help=f"one of: {HARNESS_LIST}")
@@ -38,7 +38,7 @@ def _parser(command: str):
     return parser
 
 
-def _choose(parser, args, env: Env, detected_only: bool) -> Optional[list]:
+def _choose(parser, args, env: Env, detected_only: bool) -> list:
     unknown = [n for n in args.harness if n not in harnesses.NAMES]
     if unknown:
         parser.error(f"unknown harness {', '.join(unknown)}; choose from {HARNESS_LIST}, or --all")
@@ -139,7 +139,7 @@ def tolerant_output() -> None:
     instead of failing the whole install over one unprintable letter."""
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except (AttributeError, ValueError):
             pass
 
@@ -161,7 +161,7 @@ def _install(argv: List[str]) -> int:
     if source is None:
         sys.stderr.write(
             "install copies the archive it runs from, and this lichhook is not running from one.\n"
-            "Build it, then run the archive: python build_zipapp.py && python dist/lichhook.pyz install ...\n")
+            "Build it, then run the archive: python3 build_zipapp.py && python3 dist/lichhook.pyz install ...\n")
         return 1
     chosen = _choose(parser, args, env, detected_only=True)
     if not chosen:

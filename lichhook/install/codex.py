@@ -15,7 +15,7 @@ from lichhook.install import entries, files, harness, jsonmerge, tomlconfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional
+    from typing import Dict, List, Optional
 
     from lichhook.install.target import Target
 
@@ -45,8 +45,8 @@ class Codex(harness.Harness):
         return os.path.join(self.home_dir(), "config.toml")
 
     def handler(self, target: Target) -> entries.Wanted:
-        entry = {"type": "command", "command": target.sh_line("codex")}
-        fields = {"command": entries.Line("sh")}
+        entry: dict = {"type": "command", "command": target.sh_line("codex")}
+        fields: Dict[str, entries.Field] = {"command": entries.Line("sh")}
         if target.windows:
             line, warning = target.windows_line("codex")
             entry["commandWindows"] = line

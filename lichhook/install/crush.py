@@ -155,6 +155,7 @@ def _updated_block(block: str, target: Target, path: str, notes: List[str]) -> s
         return block
     if new == command:
         return block
+    assert line is not None  # a command was read from it
     words = shlex.split(line)
     words[words.index("--command") + 1] = new
     return block.replace(line, " ".join(quoting.sh_quote(w) for w in words), 1)

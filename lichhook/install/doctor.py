@@ -33,16 +33,16 @@ def _exists(path: str | None) -> str:
 
 def _install_hint(name: str) -> str:
     archive = stable.running_archive_or_none() or "lichhook.pyz"
-    return f"python {archive} install {name}"
+    return f"python3 {archive} install {name}"
 
 
 def main(argv: List[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
-        print("usage: python lichhook.pyz doctor\n\nShows, per harness, whether lichhook is registered and can run; "
+        print("usage: python3 lichhook.pyz doctor\n\nShows, per harness, whether lichhook is registered and can run; "
               "exits 1 when it finds a problem.")
         return 0
     if argv:
-        sys.stderr.write(f"doctor takes no arguments (got {' '.join(argv)}); run: python lichhook.pyz doctor\n")
+        sys.stderr.write(f"doctor takes no arguments (got {' '.join(argv)}); run: python3 lichhook.pyz doctor\n")
         return 2
     from lichhook.install.cli import tolerant_output
 

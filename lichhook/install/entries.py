@@ -18,7 +18,7 @@ from lichhook.install.jsonmerge import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
     from lichhook.install.jsonedit import Doc
     from lichhook.install.jsontext import Node
@@ -183,7 +183,7 @@ class Wanted:
     """One entry lichhook registers: ``entry`` as first written, ``sub`` its subcommand
     words, ``fields`` the keys it owns (first one read to recognise the entry)."""
 
-    def __init__(self, sub: Sequence[str], entry: Dict[str, Any], fields: Dict[str, Field]) -> None:
+    def __init__(self, sub: Sequence[str], entry: Dict[str, Any], fields: Mapping[str, Field]) -> None:
         self.sub = tuple(sub)
         self.entry = entry
         self.fields = fields
@@ -192,7 +192,7 @@ class Wanted:
 # -- reading entries ---------------------------------------------------------------------
 
 
-def handler_strings(node: Node) -> str:
+def handler_strings(node: Optional[Node]) -> str:
     """Every command-like string of a handler or server, joined: what marks it as ours."""
     if node is None or node.kind != "object":
         return ""
@@ -221,9 +221,9 @@ def is_ours(node: Optional[Node], target: Target) -> bool:
     return node is not None and node.kind == "object" and target.owns(handler_strings(node))
 
 
-def matches(node: Node, wanted: Wanted, target: Target) -> bool:
+def matches(node: Optional[Node], wanted: Wanted, target: Target) -> bool:
     """Whether ``node`` is lichhook's entry for ``wanted`` (same subcommand)."""
-    if not is_ours(node, target):
+    if node is None or not is_ours(node, target):
         return False
     for key, field in wanted.fields.items():
         value = node.get(key)
@@ -285,7 +285,7 @@ def add_at(doc: Doc, table: Sequence[str], key: str, value: Any, path: str) -> N
 def update(doc: Doc, where: Sequence, wanted: Wanted, target: Target, label: str, path: str, notes: List[str]) -> None:
     """Bring lichhook's owned fields of the entry at ``where`` up to date, keeping the rest."""
     node = doc.at(where)
-    plan = []
+    plan: List[tuple] = []
     for key, field in wanted.fields.items():
         value = node.get(key) if node is not None else None
         if value is None:
@@ -307,7 +307,7 @@ def update(doc: Doc, where: Sequence, wanted: Wanted, target: Target, label: str
 
 
 def _handler_paths(doc: Doc, event_path: Sequence, flat: bool) -> List[tuple]:
-    out = []
+    out: List[tuple] = []
     node = doc.at(event_path)
     if node is None or node.kind != "array":
         return out

@@ -132,7 +132,7 @@ def snapshot(path: str) -> Snapshot:
 
 
 def _read_all(fd: int) -> bytes:
-    chunks = []
+    chunks: List[bytes] = []
     while True:
         chunk = os.read(fd, 1 << 20)
         if not chunk:
@@ -285,7 +285,7 @@ def _unlink(path: str) -> None:
 _exchange_fn: list = []
 
 
-def _exchanger() -> object:
+def _exchanger() -> Optional[Callable[..., int]]:
     """libc's renameat2 on Linux, else None. Looked up before the check that precedes a
     swap: loading ctypes takes milliseconds, which must not stand between the two."""
     if not _exchange_fn:

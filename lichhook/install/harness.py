@@ -162,7 +162,7 @@ def removal(path: str, change: Callable[[Doc, Callable[[tuple], Optional[str]]],
             return raw
         if doc.root is not None and not doc.root.members():
             if before is not None and (before.root is None or not before.root.members()):
-                return original[0]  # blank or {} before lichhook: exactly that again
+                return original[0] if original is not None else raw  # blank or {} before lichhook: exactly that again
             if original is None or (before is not None and _only_lichhooks(before, change)):
                 # lichhook created the file (a backup, if any, is of lichhook's own entries)
                 return raw if os.path.islink(path) else None
@@ -186,7 +186,7 @@ def read_json(path: str) -> Optional[Doc]:
     return jsonmerge.parse(raw, path) if raw is not None else None
 
 
-def found_entry(found: list, path: str, label: str, node: object, target: Target,
+def found_entry(found: list, path: str, label: str, node: entries.Node, target: Target,
                 wanted: Sequence[entries.Wanted] = ()) -> None:
     """Record the handler or server at ``node`` when it runs this archive, or any
     lichhook archive."""
@@ -217,7 +217,8 @@ def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
         events = doc.at(table)
         for member in events.members() if events is not None else []:
             for item in member.value.items():
-                handlers = [item] if flat or item.get("hooks") is None else (item.get("hooks").items())
+                group = None if flat else item.get("hooks")
+                handlers = [item] if group is None else group.items()
                 for handler in handlers:
                     if handler.kind == "object":
                         found_entry(found, path, member.key, handler, target, (wanted or {}).get(member.key, ()))
@@ -231,7 +232,7 @@ def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
 
 def server_entry(target: Target, stdio_type: bool = True) -> entries.Wanted:
     """An MCP server running ``<python> <archive> mcp`` over stdio."""
-    entry = {"type": "stdio"} if stdio_type else {}
+    entry: Dict[str, object] = {"type": "stdio"} if stdio_type else {}
     entry.update({"command": target.python, "args": [target.archive, "mcp"]})
     return entries.Wanted(("mcp",), entry, {"command": entries.Python(), "args": entries.Argv()})
 

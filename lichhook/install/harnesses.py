@@ -12,6 +12,7 @@ NAMES = ("claude", "codex", "antigravity", "crush", "opencode", "omp")
 
 
 def make(name: str, env: Env) -> Harness:
+    cls: type[Harness]
     if name == "claude":
         from lichhook.install.claude import Claude as cls
     elif name == "codex":

@@ -15,7 +15,8 @@ depth Node's ``JSON.parse`` accepts is accepted here.
 from __future__ import annotations
 
 import re
-from json.decoder import JSONDecodeError, JSONDecoder, scanstring
+from json.decoder import JSONDecodeError, JSONDecoder
+from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ _SKIPPER = JSONDecoder(parse_int=_ignore, parse_float=_ignore, parse_constant=_r
 
 
 def skip_ws(text: str, pos: int) -> int:
-    return _WS.match(text, pos).end()
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]  # matches the empty string, never None
 
 
 def value_end(text: str, pos: int) -> int:

@@ -207,7 +207,9 @@ def dual_command(argv: Sequence[str], short_path: Optional[Callable[[str], Optio
 def split_dual(line: str) -> list:
     """Split a line made by ``dual_command`` (or any simple Windows command line) back into
     words: double quotes group, nothing else is special. Used to read registrations."""
-    words, current, quoted, started = [], [], False, False
+    words: list = []
+    current: list = []
+    quoted, started = False, False
     for c in line:
         if c == '"':
             quoted = not quoted

@@ -54,7 +54,7 @@ class Target:
             return None
         import ntpath
 
-        head, rest = path, []
+        head, rest = path, []  # type: tuple[str, list[str]]
         while True:
             found = self.short_path(head)
             if found:

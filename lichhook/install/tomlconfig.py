@@ -84,7 +84,8 @@ def server(value: dict) -> Any:
 
 
 def _strings(entry: dict) -> str:
-    parts = [entry.get("command")] + (entry.get("args") if isinstance(entry.get("args"), list) else [])
+    args = entry.get("args")
+    parts = [entry.get("command")] + (args if isinstance(args, list) else [])
     return "\n".join(p for p in parts if isinstance(p, str))
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import BinaryIO
 
+from lichhook.jsonint import json_int
 from lichhook.mcp import tool
 
 # Oldest to newest; an initialize asking for one of these gets it, any other gets the newest.
@@ -25,7 +27,7 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 USAGE = """\
-usage: python lichhook.pyz mcp [--waits-dir DIR]
+usage: {python} lichhook.pyz mcp [--waits-dir DIR]
 
 Serves the MCP tool claude_code_wait on stdin/stdout (JSON-RPC 2.0, one message per
 line) until stdin ends. The waits folder: --waits-dir, else LICHHOOK_WAITS_DIR, else
@@ -71,7 +73,8 @@ class Server:
     def handle_line(self, line: bytes) -> dict | None:
         """The answer to one line of input, or None when it needs none."""
         try:
-            message = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+            # json_int: a number longer than int() takes is still JSON (lichhook.jsonint).
+            message = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_int=json_int)
         except (UnicodeDecodeError, ValueError) as exc:
             return _error(None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
         except RecursionError:  # one hostile line must not end the server
@@ -161,7 +164,7 @@ def _error(msg_id: object, code: int, message: str) -> dict:
 TOO_LONG = b"\0too long"  # never a stripped line of JSON
 
 
-def _read_line(stream) -> bytes | None:  # type: ignore[no-untyped-def]
+def _read_line(stream: BinaryIO) -> bytes | None:
     """The next line without surrounding blanks; TOO_LONG for an over-long line; None at the end."""
     line = stream.readline(MAX_LINE + 1)
     if not line:
@@ -175,7 +178,7 @@ def _read_line(stream) -> bytes | None:  # type: ignore[no-untyped-def]
     return line.strip()
 
 
-def serve(stdin, stdout, server: Server) -> None:  # type: ignore[no-untyped-def]
+def serve(stdin: BinaryIO, stdout: BinaryIO, server: Server) -> None:
     while True:
         line = _read_line(stdin)
         if line is None:
@@ -190,23 +193,35 @@ def serve(stdin, stdout, server: Server) -> None:  # type: ignore[no-untyped-def
             continue
         # ASCII: a lone surrogate escaped in a request (an id, a method name) is echoed as
         # the same escape, where encoding it as UTF-8 would fail and end the server.
-        stdout.write(json.dumps(answer).encode("ascii") + b"\n")
+        try:
+            text = json.dumps(answer)
+        except (TypeError, ValueError) as exc:  # a bug must cost one answer, not the connection
+            text = json.dumps(_error(answer.get("id"), INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
+        stdout.write(text.encode("ascii") + b"\n")
         stdout.flush()
 
 
 def main(argv: list) -> int:
     waits_dir = None
     args = list(argv)
+    from lichhook.selfcmd import python_word
+
+    usage = USAGE.format(python=python_word())
     if args and args[0] in ("-h", "--help"):
-        sys.stdout.write(USAGE)
+        sys.stdout.write(usage)
         return 0
     if args[:1] == ["--waits-dir"] and len(args) == 2:
         waits_dir = args[1]
     elif len(args) == 1 and args[0].startswith("--waits-dir="):
         waits_dir = args[0].partition("=")[2]
     elif args:
-        sys.stderr.write(f"lichhook mcp: unexpected argument {args[0][:40]!r}\n\n{USAGE}")
+        sys.stderr.write(f"lichhook mcp: unexpected argument {args[0][:40]!r}\n\n{usage}")
         return 2
+    # install may replace the archive while a harness keeps this server running for days:
+    # later imports come from the archive as it was at start (lichhook.snapshot).
+    from lichhook.snapshot import hold
+
+    hold()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     # stdout carries the protocol alone: anything printed by mistake goes to stderr.
     sys.stdout = sys.stderr

@@ -8,8 +8,8 @@ from __future__ import annotations
 import sys
 
 USAGE = """\
-usage: python lichhook.pyz wait <op> --by WHO[@NODE] --session SID [--what TEXT]
-                                 [--family F] [--id W] [--note TEXT] [--waits-dir DIR]
+usage: python3 lichhook.pyz wait <op> --by WHO[@NODE] --session SID [--what TEXT]
+                                  [--family F] [--id W] [--note TEXT] [--waits-dir DIR]
 
 ops:
   add       open a wait: --what TEXT (1-500 characters), optional --family F (e.g. ci.build)
@@ -86,7 +86,7 @@ def main(argv: list) -> int:
     from lichhook.waits.api import run_op
 
     answer = run_op(op, **options)
-    from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
+    from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
 
     _write(sys.stdout, json.dumps(answer) + "\n")
     return 0 if answer.get("ok") else 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from lichhook import fastjson as json  # json's own C codec, without 3 ms of imports
+from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
 from lichhook.diskio import is_temporary, read_regular
 from lichhook.diskio import write_atomic as atomic_write
 from lichhook.ids import BadId, wait_session_id

@@ -8,7 +8,11 @@ an argument these do not take, a leading BOM, an error of any kind) is handed to
 ``json`` itself, so results, exceptions and their messages are always ``json``'s own.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 try:
     from _json import encode_basestring as _c_encode_str
@@ -16,7 +20,7 @@ try:
     from _json import make_encoder as _c_make_encoder
     from _json import make_scanner as _c_make_scanner
 except ImportError:  # an interpreter without the accelerator: json does it all
-    _c_make_scanner = None
+    _c_make_scanner = None  # type: ignore[assignment, misc]
 
 _WHITESPACE = " \t\n\r"  # what json skips around a document
 
@@ -30,18 +34,28 @@ class _DecoderDefaults:
     parse_float = float
     parse_int = int
     parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
-    memo: dict = {}
+    memo: "dict[str, str]" = {}
 
 
-_scan = _c_make_scanner(_DecoderDefaults()) if _c_make_scanner is not None else None
+# The C scanner reads its settings from any object with a decoder's attributes.
+_scan = _c_make_scanner(_DecoderDefaults()) if _c_make_scanner is not None else None  # type: ignore[arg-type]
 
 
-def loads(text: str) -> object:
-    """``json.loads(text)`` for a ``str``."""
-    if _scan is not None and type(text) is str and not text.startswith("\ufeff"):
+def _scanner(parse_int: "Callable[[str], object] | None") -> "Callable[[str, int], tuple] | None":
+    if parse_int is None or _c_make_scanner is None:
+        return _scan
+    context = _DecoderDefaults()
+    context.parse_int = parse_int  # type: ignore[assignment]
+    return _c_make_scanner(context)  # type: ignore[arg-type]
+
+
+def loads(text: str, *, parse_int: "Callable[[str], object] | None" = None) -> object:
+    """``json.loads(text, parse_int=parse_int)`` for a ``str``."""
+    scan = _scanner(parse_int)
+    if scan is not None and type(text) is str and not text.startswith("\ufeff"):
         try:
             start = len(text) - len(text.lstrip(_WHITESPACE))
-            value, end = _scan(text, start)
+            value, end = scan(text, start)
         except Exception:  # json raises its own error, with its own message
             pass
         else:
@@ -49,14 +63,15 @@ def loads(text: str) -> object:
                 return value
     import json
 
-    return json.loads(text)
+    return json.loads(text, parse_int=parse_int)
 
 
 def _refuse(obj: object) -> object:
     raise TypeError  # json.dumps below raises json's own TypeError for ``obj``
 
 
-def dumps(obj: object, *, separators: tuple | None = None, ensure_ascii: bool = True, indent: int | None = None) -> str:
+def dumps(obj: object, *, separators: "tuple[str, str] | None" = None, ensure_ascii: bool = True,
+          indent: "int | None" = None) -> str:
     """``json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)``."""
     if _c_make_scanner is not None:
         try:
@@ -72,7 +87,7 @@ def dumps(obj: object, *, separators: tuple | None = None, ensure_ascii: bool = 
                 # json's C encoder does not indent (before 3.13), so this is json's
                 # Python encoder over plain data; anything else goes to json itself.
                 item_separator, key_separator = separators if separators is not None else (",", ": ")
-                out: list = []
+                out: "list[str]" = []
                 _indented(obj, out, encode_str, "\n", " " * indent, item_separator, key_separator, 0)
                 return "".join(out)
         except Exception:

@@ -1,0 +1,175 @@
+"""The archive's format and its bytecode, for the build and for install.
+
+``lichhook.pyz`` is a shebang line followed by a zip whose members are sorted, with fixed
+times and modes, so that two builds of one tree are byte-identical. Beside every ``.py``
+lies a legacy unchecked-hash ``.pyc`` (``mod.pyc`` next to ``mod.py``, the only layout
+zipimport reads; it never reads ``__pycache__`` and never writes bytecode), stored rather
+than deflated. Bytecode is for one Python minor version: any other interpreter compiles
+every module from source on every run. ``recompile`` rewrites an archive's bytecode for
+the running interpreter, and ``bytecode_mismatch`` says when an interpreter does not match
+an archive's bytecode.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import marshal
+import os
+import subprocess
+import zipfile
+from pathlib import Path
+from typing import Mapping
+
+SHEBANG = b"#!/usr/bin/env python3\n"
+# 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+# The member whose bytecode stands for the whole archive's.
+PROBE_MEMBER = "lichhook/__init__.pyc"
+
+_UNCHECKED_HASH = 0b01  # .pyc flags: hash-based, never checked against the source
+
+# CPython's bytecode magic numbers, by the ranges each minor version used during its
+# development (Lib/importlib/_bootstrap_external.py): first, last, version.
+_MAGIC_RANGES = (
+    (3400, 3419, "3.8"),
+    (3420, 3429, "3.9"),
+    (3430, 3449, "3.10"),
+    (3450, 3499, "3.11"),
+    (3500, 3549, "3.12"),
+    (3550, 3599, "3.13"),
+    (3600, 3649, "3.14"),
+)
+
+
+def legacy_pyc(name: str, source: bytes) -> bytes:
+    """An unchecked-hash .pyc of ``source`` for this interpreter, as zipimport reads it
+    beside ``name``."""
+    code = compile(source, name, "exec", dont_inherit=True)
+    data = bytearray(importlib.util.MAGIC_NUMBER)
+    data += _UNCHECKED_HASH.to_bytes(4, "little")
+    data += importlib.util.source_hash(source)
+    data += marshal.dumps(code)
+    return bytes(data)
+
+
+def with_bytecode(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """``files`` with each ``.py`` given a ``.pyc`` for this interpreter beside it (any
+    ``.pyc`` already there is replaced)."""
+    out = dict(files)
+    for name in [n for n in files if n.endswith(".py")]:
+        out[name[:-3] + ".pyc"] = legacy_pyc(name, files[name])
+    return out
+
+
+def zip_time(environ: Mapping[str, str] = os.environ) -> tuple[int, int, int, int, int, int]:
+    """The time every member carries: FIXED_TIME, or SOURCE_DATE_EPOCH when set."""
+    epoch = environ.get("SOURCE_DATE_EPOCH")
+    if not epoch:
+        return FIXED_TIME
+    import time
+
+    t = time.gmtime(max(int(epoch), 315532800))  # zip cannot hold times before 1980
+    return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
+
+
+def write_archive(files: Mapping[str, bytes], out: Path, shebang: bytes = SHEBANG) -> None:
+    """Write ``files`` as a zipapp at ``out``, deterministically, replacing it atomically."""
+    stamp = zip_time()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            # Bytecode is stored: every hook run reads its .pyc, and inflating them costs
+            # an import of zlib plus a decompression per module. The .py, only read by
+            # other Python versions, stay deflated.
+            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3  # unix, so the mode reads the same everywhere
+            zf.writestr(info, files[name], compresslevel=6)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_bytes(shebang + buffer.getvalue())
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, out)
+
+
+def read_archive(archive: Path) -> tuple[bytes, dict[str, bytes]]:
+    """The shebang line (or b"") and every member of ``archive``."""
+    data = Path(archive).read_bytes()
+    shebang = data[: data.index(b"\n") + 1] if data.startswith(b"#!") and b"\n" in data else b""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return shebang, {name: zf.read(name) for name in zf.namelist() if not name.endswith("/")}
+
+
+def recompile(archive: Path, out: Path) -> Path:
+    """Write ``archive`` to ``out`` with bytecode for the running interpreter.
+
+    Same members, shebang and format otherwise: recompiling with the interpreter that
+    built the archive gives it back byte for byte (with the same SOURCE_DATE_EPOCH).
+    Raises OSError, zipfile.BadZipFile or SyntaxError (a module this Python cannot compile).
+    """
+    shebang, files = read_archive(archive)
+    write_archive(with_bytecode(files), out, shebang)
+    return out
+
+
+def bytecode_magic(archive: Path) -> bytes | None:
+    """The magic number of ``archive``'s bytecode, or None when it carries none."""
+    try:
+        with zipfile.ZipFile(archive) as zf, zf.open(PROBE_MEMBER) as member:
+            magic = member.read(4)
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    return magic if len(magic) == 4 else None
+
+
+def python_of_magic(magic: bytes) -> str:
+    """The Python a magic number belongs to, for people: "Python 3.11"."""
+    number = int.from_bytes(magic[:2], "little")
+    for first, last, version in _MAGIC_RANGES:
+        if first <= number <= last:
+            return f"Python {version}"
+    return f"an unknown Python (bytecode magic number {number})"
+
+
+# Run by an interpreter other than the one asking: isolated, without site, standard library only.
+_MAGIC_SCRIPT = "import importlib.util, sys; sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())"
+_RECOMPILE_SCRIPT = (
+    "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+    "from lichhook.archive import recompile; recompile(Path(sys.argv[1]), Path(sys.argv[2]))"
+)
+
+
+def interpreter_magic(python: str, timeout: float = 30) -> bytes | None:
+    """The bytecode magic number of the interpreter at ``python``, or None if it cannot
+    be run."""
+    try:
+        done = subprocess.run([python, "-I", "-S", "-c", _MAGIC_SCRIPT], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=timeout, check=False)
+        return bytes.fromhex(done.stdout.decode("ascii")) if done.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
+def recompile_command(python: str, archive: Path, out: Path) -> list[str]:
+    """The command that writes ``archive`` to ``out`` with bytecode for ``python``: run
+    it with the interpreter a hook will be registered with. The archive's own code does
+    the work, read from its sources when its bytecode is for another Python."""
+    return [python, "-I", "-S", "-c", _RECOMPILE_SCRIPT, str(archive), str(out)]
+
+
+def bytecode_mismatch(archive: Path, python: str) -> str | None:
+    """Why ``python`` cannot use ``archive``'s bytecode, as a sentence with the fix; None
+    when it can (or when ``archive`` carries no bytecode to match)."""
+    theirs = bytecode_magic(archive)
+    if theirs is None:
+        return None
+    mine = interpreter_magic(python)
+    if mine is None:
+        return f"{python} cannot be run to check that it matches the bytecode in {archive}"
+    if mine == theirs:
+        return None
+    return (f"{archive} carries bytecode for {python_of_magic(theirs)}, but its hooks run "
+            f"{python} ({python_of_magic(mine)}), which compiles every module from source on "
+            f"every run; install again with that interpreter to recompile the archive for it")
