@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT
+from testkit.constants import ROOT
 
 BENCH = ROOT / "bench" / "coldstart.py"
 BUILTINS = ("claude", "codex", "antigravity", "crush", "opencode", "omp")

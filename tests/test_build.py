@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import build_zipapp
-from conftest import ROOT, lich_env
+from testkit.constants import ROOT
+from testkit.environment import lich_env
 
 
 def sha256(path: Path) -> str:

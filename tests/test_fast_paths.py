@@ -149,7 +149,7 @@ def test_no_op_loads_no_adapter_and_nothing_heavy(pyz, base_env):
 
 
 def test_report_loads_nothing_heavy(pyz, base_env, fault_server):
-    from conftest import lich_env
+    from testkit.environment import lich_env
 
     server = fault_server()
     env = dict(base_env, **lich_env(server))

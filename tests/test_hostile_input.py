@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import lich_env
+from testkit.environment import lich_env
 from lichhook import client
 from lichhook.adapters import BUILTIN
 from lichhook.ids import BadId, provider_session_id_problem, wait_node, wait_session_id, wait_who

@@ -7,8 +7,8 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT
-from test_install_quoting import crt_split
+from testkit.constants import ROOT
+from testkit.windows import crt_split
 
 SCRIPT = ROOT / "windows" / "install.ps1"
 

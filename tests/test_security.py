@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port, lich_env
+from testkit.environment import lich_env
+from testkit.servers import free_port
 
 HANG_GUARD = 20
 NODE = "testnode"
