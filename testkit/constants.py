@@ -11,7 +11,9 @@ BENCH = ROOT / "bench"
 SHARED = ROOT.parent / "shared"
 # lich's own fixture; tests read it when it is beside the checkout and pass without it.
 SHARED_CONTRACT = SHARED / "lich-contract" / "session-start.jsonl"
+# The fact sheets on each harness's hook and config formats, and on how they really run.
 HARNESS_FACTS = SHARED / "reference" / "harnesses.md"
+REAL_HARNESS_FACTS = SHARED / "reference" / "real-harnesses.md"
 
 # The stand-in's token holds characters a URL must encode, so every report proves it does.
 TOKEN = "t&k=n #\u00fc"

@@ -513,3 +513,20 @@ class Sandbox:
             assert report.status == 204, (report.status, report.verdict, report.body)
             assert report.accepted["session_id"] == LICH_SESSION
         return [(r.accepted["provider"], r.accepted["provider_session_id"]) for r in reports]
+
+
+def main() -> int:
+    """Install the pinned harnesses and check each; one line per harness, or one line
+    saying which cannot run and why (exit 1)."""
+    try:
+        cache = install()
+        lines = [f"e2e: {name}: {harness.check(cache)}" for name, harness in HARNESSES.items()]
+    except Unavailable as exc:
+        print(f"e2e: {exc}", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
