@@ -27,7 +27,6 @@ def clean_env(home: Path, base: Optional[Mapping[str, str]] = None) -> Dict[str,
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_CACHE_HOME": str(home / ".cache"),
-        "PYTHONDONTWRITEBYTECODE": "1",
     })
     return env
 

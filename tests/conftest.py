@@ -26,8 +26,9 @@ def home(tmp_path) -> Path:
 
 @pytest.fixture
 def base_env(home) -> dict:
-    """An environment outside lich, with every per-user folder inside ``home``."""
-    return environment.clean_env(home)
+    """An environment outside lich, with every per-user folder inside ``home``; the
+    checkout gets no bytecode written by the interpreters the tests start."""
+    return dict(environment.clean_env(home), PYTHONDONTWRITEBYTECODE="1")
 
 
 @pytest.fixture
