@@ -209,8 +209,6 @@ class ClaudeCode(Harness):
     name = "claude"
     package = "@anthropic-ai/claude-code"
     binary = "claude"
-    # The MCP tool as Claude Code names it for the model.
-    wait_tool = "mcp__lichhook__claude_code_wait"
 
     def environ(self, sandbox: "Sandbox") -> Dict[str, str]:
         return {

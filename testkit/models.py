@@ -82,9 +82,10 @@ class Request:
     def __init__(self, method: str, path: str, headers: Dict[str, str], raw: bytes) -> None:
         self.method, self.path, self.headers, self.raw = method, path, headers, raw
         try:
-            self.body: Any = json.loads(raw) if raw else None
+            body = json.loads(raw) if raw else None
         except ValueError:
-            self.body = None
+            body = None
+        self.body: dict = body if isinstance(body, dict) else {}
         self.reply: Optional[Reply] = None
 
     @property
@@ -99,7 +100,7 @@ class Request:
     def tool_names(self) -> List[str]:
         """The names of the tools this request offers the model, in any of the three formats."""
         names = []
-        for entry in (self.body or {}).get("tools") or []:
+        for entry in self.body.get("tools") or []:
             if not isinstance(entry, dict):
                 continue
             name = entry.get("name") or (entry.get("function") or {}).get("name")
@@ -114,7 +115,7 @@ class Request:
     def tool_results(self) -> List[str]:
         """The text of every tool result this request carries back to the model."""
         found: List[str] = []
-        body = self.body or {}
+        body = self.body
         for message in body.get("messages") or []:
             if not isinstance(message, dict):
                 continue
@@ -249,7 +250,7 @@ class FakeModel:
                 if reply.delay:
                     time.sleep(reply.delay)
                 n = next(fake._ids)
-                stream = bool((request.body or {}).get("stream"))
+                stream = bool(request.body.get("stream"))
                 if api == "anthropic":
                     events = anthropic_events(reply, n)
                     if stream:

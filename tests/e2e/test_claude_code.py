@@ -13,6 +13,8 @@ pytestmark = pytest.mark.e2e
 
 WHO = "reviewer"
 SESSION_HEADER = "X-Claude-Code-Session-Id"
+# lichhook's MCP tool as Claude Code names it for the model (mcp__<server>__<tool>).
+WAIT_TOOL = "mcp__lichhook__claude_code_wait"
 
 
 def session_of(request) -> str:
@@ -22,12 +24,12 @@ def session_of(request) -> str:
 
 def wait_op(op: str, **fields):
     """A call of the claude_code_wait tool for this session, as the model would make it."""
-    return tool_call("mcp__lichhook__claude_code_wait",
-                     lambda request: dict(op=op, by=WHO, session=session_of(request), **fields))
+    return tool_call(WAIT_TOOL, lambda request: dict(op=op, by=WHO, session=session_of(request), **fields))
 
 
 def allowed() -> tuple:
-    return ("--allowedTools", "mcp__lichhook__claude_code_wait")
+    """Lets the model call the tool in -p mode, where no one can answer a permission prompt."""
+    return ("--allowedTools", WAIT_TOOL)
 
 
 @pytest.fixture
