@@ -36,17 +36,21 @@ def harness_versions(harness_cache):
 @pytest.fixture
 def sandbox(pyz, harness_cache, harness_versions, tmp_path):
     """``sandbox("claude")``: that harness in a throw-away home, with a fake model server
-    and lich's stand-in, before anything of lichhook's is installed there."""
+    and lich's stand-in, before anything of lichhook's is installed there; with
+    ``installed=True``, after ``lichhook install <harness>`` ran there."""
     opened = []
 
-    def make(name: str) -> harnesses.Sandbox:
+    def make(name: str, installed: bool = False) -> harnesses.Sandbox:
         problem = harness_versions[name]
         if isinstance(problem, harnesses.Unavailable):
             pytest.fail(f"e2e: {problem}", pytrace=False)
         model = FakeModel().__enter__()
         lich = standin().__enter__()
         opened.extend([model, lich])
-        return harnesses.Sandbox(harnesses.HARNESSES[name], tmp_path / name, pyz, harness_cache, model, lich)
+        box = harnesses.Sandbox(harnesses.HARNESSES[name], tmp_path / name, pyz, harness_cache, model, lich)
+        if installed:
+            box.install()
+        return box
 
     yield make
     for server in reversed(opened):

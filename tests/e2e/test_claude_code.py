@@ -34,9 +34,7 @@ def allowed() -> tuple:
 
 @pytest.fixture
 def claude(sandbox):
-    box = sandbox("claude")
-    box.install()
-    return box
+    return sandbox("claude", installed=True)
 
 
 def stream_events(done) -> list:

@@ -14,9 +14,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def codex(sandbox):
-    box = sandbox("codex")
-    box.install()
-    return box
+    return sandbox("codex", installed=True)
 
 
 def test_an_untrusted_hook_is_skipped_and_a_trusted_one_reports(codex):

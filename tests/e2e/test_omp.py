@@ -14,9 +14,7 @@ SUB_TASK = "Say what you see in the project folder."
 
 @pytest.fixture
 def omp(sandbox):
-    box = sandbox("omp")
-    box.install()
-    return box
+    return sandbox("omp", installed=True)
 
 
 def test_a_resumed_session_is_reported_on_session_switch(omp):

@@ -14,9 +14,7 @@ SUB_PROMPT = "Look around the project and say what you see."
 
 @pytest.fixture
 def opencode(sandbox):
-    box = sandbox("opencode")
-    box.install()
-    return box
+    return sandbox("opencode", installed=True)
 
 
 def test_a_sub_session_is_not_reported(opencode):
