@@ -106,9 +106,11 @@ def _npm_ci(npm: str, source: Path, target: Path, digest: str, environ: Mapping[
     except subprocess.TimeoutExpired:
         raise Unavailable(f"npm ci of {lock} did not finish within {NPM_CI_TIMEOUT} s") from None
     if done.returncode != 0:
-        lines = [ln for ln in done.stdout.decode("utf-8", "replace").splitlines()
+        lines = [ln.strip() for ln in done.stdout.decode("utf-8", "replace").splitlines()
                  if ln.startswith("npm error") and ln.strip() != "npm error"]
-        why = lines[0] if lines else f"exit {done.returncode}"
+        # "npm error code E404" names the kind; the line after it says what failed.
+        told = [ln for ln in lines if not ln.startswith("npm error code ")] or lines
+        why = told[0] if told else f"exit {done.returncode}"
         raise Unavailable(f"npm ci of {lock} failed in {target}: {why}")
     stamp.write_text(digest + "\n", encoding="utf-8")
 
