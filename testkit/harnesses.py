@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
@@ -99,12 +100,21 @@ def _npm_ci(npm: str, source: Path, target: Path, digest: str, environ: Mapping[
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(source / name, target / name)
     lock = (source / "package-lock.json").relative_to(ROOT)
-    try:
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
-                              env=dict(environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, timeout=NPM_CI_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        raise Unavailable(f"npm ci of {lock} did not finish within {NPM_CI_TIMEOUT} s") from None
+    # Install scripts start the CLIs they place (opencode's runs `opencode --version`),
+    # which would leave their folders in the user's home: they get a throw-away one.
+    # npm keeps the user's environment otherwise (proxies, registry), download cache and settings.
+    real_home = Path(environ.get("HOME") or Path.home())
+    with tempfile.TemporaryDirectory(prefix="lichhook-e2e-npm-") as home:
+        env = dict(environ)
+        env.update(clean_env(Path(home), {}))
+        env.setdefault("npm_config_cache", str(real_home / ".npm"))
+        env.setdefault("npm_config_userconfig", str(real_home / ".npmrc"))
+        try:
+            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                  timeout=NPM_CI_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise Unavailable(f"npm ci of {lock} did not finish within {NPM_CI_TIMEOUT} s") from None
     if done.returncode != 0:
         lines = [ln.strip() for ln in done.stdout.decode("utf-8", "replace").splitlines()
                  if ln.startswith("npm error") and ln.strip() != "npm error"]
@@ -157,8 +167,6 @@ class Harness:
         for program in (self.binary, *self.needs):
             if not (bin_dir / program).exists():
                 raise Unavailable(f"{label}: npm ci left no {program} in {bin_dir}")
-        import tempfile
-
         # In a throw-away home too: nothing of the harness's first start lands in the user's.
         with tempfile.TemporaryDirectory(prefix="lichhook-e2e-version-") as home:
             env = clean_env(Path(home))
