@@ -7,7 +7,7 @@ Every case is a fresh process started from here with ``subprocess``, its payload
 timed in this process (fork and exec included). After warm-up the cases run interleaved,
 one of each per round with the starting case rotating, so a burst of load elsewhere
 on the machine lands on every case alike. Each case is checked on every run (exit
-status, stdout, and for a report that the loopback server below accepted it); a case
+status, stdout, and for a report that lich's stand-in accepted it); a case
 with a failed run shows FAIL instead of a verdict.
 
 Baselines, measured in the same rounds:
@@ -17,8 +17,9 @@ Baselines, measured in the same rounds:
 - the sh + curl (+ jq) session-start client lichhook replaces, written below from its
   description, when ``sh`` and ``curl`` exist.
 
-Standard library only. The interpreter that runs this script does the timing; the one
-given with ``--python`` runs the cases.
+Standard library only, with the test helpers of this checkout (``testkit``: the clean
+environment, lich's stand-in). The interpreter that runs this script does the timing;
+the one given with ``--python`` runs the cases.
 """
 
 from __future__ import annotations
@@ -32,22 +33,24 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Optional
-from urllib.parse import parse_qs, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # testkit/ (shared with the tests) lives at the top of the checkout
+    sys.path.insert(0, str(ROOT))
+
+from testkit.environment import clean_env  # noqa: E402
+from testkit.servers import standin  # noqa: E402
 DEFAULT_PYZ = ROOT / "dist" / "lichhook.pyz"
 
 TOKEN = "bench-token-7f3a"  # URL-safe on purpose: the shell client does not encode it
 LICH_SESSION = "bench-lich-session"
 NODE = "benchnode"
 REFERENCE_RELEASE = "0.19.2"  # the shell client release the reference mirrors
-KNOWN_PROVIDERS = {"claude", "codex", "antigravity", "opencode", "omp", "crush", "cursor", "kiro"}
 
 # case group -> (baseline it is held against, largest allowed ratio of medians)
 BUDGETS = {
@@ -61,125 +64,13 @@ BASELINES = ("python -c pass", "empty zipapp", "shell client")
 SHELL_LABELS = {True: "sh+curl+jq", False: "sh+curl+sed (no jq)"}
 
 
-# --- the loopback server -----------------------------------------------------------
+# --- lich ------------------------------------------------------------------------------
 
 
-class Report:
-    __slots__ = ("path", "headers", "body", "status", "reason", "provider", "provider_session_id")
-
-    def __init__(self) -> None:
-        self.path = ""
-        self.headers: dict = {}
-        self.body = b""
-        self.status = 0
-        self.reason = ""
-        self.provider = ""
-        self.provider_session_id = ""
-
-
-def judge(method: str, target: str, headers: dict, body: bytes, report: Report) -> int:
-    """Accept a session-start report the way lich's transport does: 204, else 4xx."""
-    url = urlsplit(target)
-    report.path = url.path
-    if method != "POST":
-        report.reason = f"method {method}"
-        return 405
-    if url.path != "/session-start":
-        report.reason = f"path {url.path}"
-        return 404
-    if parse_qs(url.query).get("token") != [TOKEN]:
-        report.reason = "bad token"
-        return 401
-    if len(body) > 4096:
-        report.reason = "body over 4 KiB"
-        return 400
-    if headers.get("content-type") != "application/json" or not headers.get("x-lich-plugin"):
-        report.reason = "missing Content-Type or X-Lich-Plugin"
-        return 400
-    try:
-        data = json.loads(body)
-    except ValueError:
-        report.reason = "body is not JSON"
-        return 400
-    if not isinstance(data, dict) or set(data) != {"session_id", "provider_session_id", "provider"}:
-        report.reason = f"body keys {sorted(data) if isinstance(data, dict) else type(data).__name__}"
-        return 400
-    sid, provider = data["provider_session_id"], data["provider"]
-    if data["session_id"] != LICH_SESSION:
-        report.reason = "wrong session_id"
-        return 400
-    if not isinstance(sid, str) or not sid or ".." in sid or any(c in "/\\*?[]" for c in sid):
-        report.reason = f"provider_session_id {sid!r} refused"
-        return 400
-    if provider not in KNOWN_PROVIDERS:
-        report.reason = f"unknown provider {provider!r}"
-        return 400
-    report.provider, report.provider_session_id = provider, sid
-    return 204
-
-
-class LoopbackServer:
-    """A minimal lich stand-in on 127.0.0.1: judges each report, records it, answers."""
-
-    def __init__(self) -> None:
-        import socket
-
-        self.reports: list = []
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
-        self._closed = False
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._closed:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            try:
-                self._handle(conn)
-            except OSError:
-                pass
-            finally:
-                conn.close()
-
-    def _handle(self, conn) -> None:
-        conn.settimeout(5)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            data += chunk
-        head, _, body = data.partition(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        method, target = (lines[0].split(" ") + ["", ""])[:2]
-        headers = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        length = int(headers.get("content-length", "0") or 0)
-        if headers.get("expect", "").lower() == "100-continue" and len(body) < length:
-            conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-        while len(body) < length:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            body += chunk
-        report = Report()
-        report.headers, report.body = headers, body
-        report.status = judge(method, target, headers, body, report)
-        # Recorded before answering: a client exits only after reading the answer.
-        self.reports.append(report)
-        reason = "No Content" if report.status == 204 else "Refused"
-        conn.sendall(f"HTTP/1.1 {report.status} {reason}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
-
-    def close(self) -> None:
-        self._closed = True
-        self.sock.close()
+def start_standin():
+    """lich's stand-in (shared with the tests) on 127.0.0.1, judging every report as lich
+    does; it holds the bench's token and session. Stop it with ``.stop()``."""
+    return standin(token=TOKEN, session_id=LICH_SESSION).start()
 
 
 # --- cases ---------------------------------------------------------------------------
@@ -235,18 +126,7 @@ def _children_cpu():
 def clean_environment(home: Path) -> dict:
     """This environment without anything that would change what a hook does, and with
     every per-user folder in ``home`` so no one's own plugins or waits are touched."""
-    drop = ("LICH_", "LICHHOOK_", "CRUSH_", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
-            "http_proxy", "https_proxy", "all_proxy", "no_proxy", "XDG_", "PYTHONPATH", "PYTHONHOME")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    env.update({
-        "HOME": str(home),
-        "USERPROFILE": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "LICHHOOK_NODE": NODE,
-    })
-    return env
+    return dict(clean_env(home), LICHHOOK_NODE=NODE)
 
 
 def write_empty_zipapp(folder: Path, python: str) -> Path:
@@ -324,7 +204,7 @@ def archive_adapters(python: str, pyz: Path) -> dict:
     return json.loads(done.stdout)
 
 
-def report_check(server: LoopbackServer, provider: str, expected_id: str, verdict: str):
+def report_check(server, provider: str, expected_id: str, verdict: str):
     def check(proc) -> str | None:
         if proc.stdout.decode("utf-8", "replace") != verdict:
             return f"stdout {proc.stdout[:80]!r}, expected {verdict!r}"
@@ -333,9 +213,10 @@ def report_check(server: LoopbackServer, provider: str, expected_id: str, verdic
         last = server.reports.pop()
         server.reports.clear()
         if last.status != 204:
-            return f"report refused ({last.status}: {last.reason})"
-        if (last.provider, last.provider_session_id) != (provider, expected_id):
-            return f"reported {last.provider}/{last.provider_session_id}, expected {provider}/{expected_id}"
+            return f"report refused ({last.status}: {last.verdict})"
+        got = (last.accepted["provider"], last.accepted["provider_session_id"])
+        if got != (provider, expected_id):
+            return f"reported {got[0]}/{got[1]}, expected {provider}/{expected_id}"
         return None
 
     return check
@@ -389,7 +270,7 @@ def fill_waits(python, pyz, env, waits_dir: Path, names: int, per_name: int, pre
     return None
 
 
-def build_cases(args, work: Path, server: LoopbackServer) -> list:
+def build_cases(args, work: Path, server) -> list:
     python, pyz = args.python, args.pyz
     env = clean_environment(work / "home")
     (work / "home").mkdir()
@@ -638,13 +519,13 @@ def main(argv: list | None = None) -> int:
 
     info = {"interpreter": interpreter(args.python), "machine": machine(), "pyz": str(args.pyz),
             "runs": args.runs, "warmup": args.warmup}
-    server = LoopbackServer()
+    server = start_standin()
     try:
         with tempfile.TemporaryDirectory(prefix="lichhook-bench-") as tmp:
             cases = build_cases(args, Path(tmp), server)
             measure(cases, args.runs, args.warmup)
     finally:
-        server.close()
+        server.stop()
     results = summarize(cases)
     info["machine"]["load_after"] = machine()["load"]
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from coldstart import DEFAULT_PYZ, LICH_SESSION, TOKEN, LoopbackServer, _children_cpu, interpreter, machine, spread  # noqa: E402
+from coldstart import DEFAULT_PYZ, LICH_SESSION, TOKEN, _children_cpu, interpreter, machine, spread, start_standin  # noqa: E402
 
 BODY = json.dumps({"session_id": LICH_SESSION, "provider_session_id": "abc", "provider": "claude"})
 HEADERS = {"Content-Type": "application/json", "X-Lich-Plugin": "0.18.0"}
@@ -65,7 +65,7 @@ def main(argv: list | None = None) -> int:
     if not args.pyz.is_file():
         print(f"http_clients: {args.pyz} does not exist; build it first with: python build_zipapp.py", file=sys.stderr)
         return 2
-    server = LoopbackServer()
+    server = start_standin()
     try:
         todo = cases(server.port, args.pyz.resolve(), args.requests_path)
         times: dict = {name: [] for name, _ in todo}
@@ -95,7 +95,7 @@ def main(argv: list | None = None) -> int:
             for name, code in todo[k:] + todo[:k]:
                 times[name].append(once(name, code))
     finally:
-        server.close()
+        server.stop()
 
     info, m = interpreter(args.python), machine()
     print(f"interpreter: {info['executable']} ({info['version'].split(' | ')[0]})")

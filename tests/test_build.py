@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 import build_zipapp
-from conftest import ROOT, lich_env
+from testkit.constants import ROOT
+from testkit.environment import lich_env
 
 
 def sha256(path: Path) -> str:
@@ -106,8 +107,8 @@ def test_other_python_versions_fall_back_to_source_and_report(run, standin, pyth
     assert listing.returncode == 0 and b"antigravity" in listing.stdout
 
 
-def test_pip_step_asks_for_hash_checked_pure_wheels_for_3_9(fp, tmp_path):
-    real_cache = ROOT / "build" / "wheels"
+def test_pip_step_asks_for_hash_checked_pure_wheels_for_3_9(fp, tmp_path, pyz):
+    real_cache = ROOT / "build" / "wheels"  # filled by the real build of the pyz fixture
     cache = tmp_path / "wheels"
     calls = []
 
@@ -118,8 +119,7 @@ def test_pip_step_asks_for_hash_checked_pure_wheels_for_3_9(fp, tmp_path):
             shutil.copy(wheel, dest)
 
     fp.register([sys.executable, "-m", "pip", "download", fp.any()], callback=fake_download)
-    if not list(real_cache.glob("*.whl")):
-        pytest.skip("the real wheel cache is empty (the pyz fixture fills it)")
+    assert list(real_cache.glob("*.whl")), f"the real build left no wheels in {real_cache}"
     wheels = build_zipapp.download_wheels(cache)
     (args,) = calls
     for flag in ("--no-deps", "--only-binary=:all:", "--require-hashes"):

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from testkit.hostile import FILE_UNSAFE_IDS, NOT_STRINGS
+
 FAMILY_OFFER = "if this session's tool runner is granted it, otherwise start a watcher"
 
 posix_shell = pytest.mark.skipif(sys.platform == "win32" or not os.path.exists("/bin/sh"),
@@ -426,8 +428,7 @@ def test_stop_reads_the_default_folder(stop, pyz, base_env):
 
 # ---- both hooks: ids, payloads, usage ---------------------------------------------------
 
-BAD_IDS = ["../../x", "a/b", "a\\b", "", "   ", "CON", "nul.json", ".hidden", "a..b", "x" * 129,
-           "tab\there", 42, None]
+BAD_IDS = FILE_UNSAFE_IDS + NOT_STRINGS
 
 
 @pytest.mark.parametrize("which", ["session-start", "stop"])

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from conftest import SHARED_CONTRACT, lich_env
+from testkit.constants import SHARED_CONTRACT
+from testkit.environment import lich_env
 from lichhook import contract
 
 UUID = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from conftest import free_port, lich_env
+from testkit.environment import lich_env
+from testkit.servers import free_port
 
 HANG_GUARD = 10  # subprocess timeout: a hook that hangs fails here, not the whole run
 RETURN_GUARD = 5.0  # far above the 1 s bound plus start-up; catches a missing bound only

@@ -26,7 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import lich_env
+from testkit.environment import lich_env
+from testkit.hostile import FILE_UNSAFE_IDS, FRAGMENTS, NOT_STRINGS, ODD_LEGAL_IDS
 from lichhook import client
 from lichhook.adapters import BUILTIN
 from lichhook.ids import BadId, provider_session_id_problem, wait_node, wait_session_id, wait_who
@@ -41,14 +42,6 @@ HANG_GUARD = 10
 # ---------------------------------------------------------------------------------------
 # Strategies
 # ---------------------------------------------------------------------------------------
-
-# Pieces an attacker (or a confused harness) would put in an id.
-FRAGMENTS = [
-    "..", ".", "/", "\\", "*", "?", "[", "]", "\x00", "\n", "\r", "\t", "\x1b", "\x7f", "\x85",
-    "\x9f", "\u2028", "\ufeff", "\ud800", "\udcff", "CON", "nul", "COM1", "LPT\u00b9", "~", "%2e%2e",
-    "%2f", "\uff0f", "\uff0e\uff0e", "C:", "\\\\?\\", "..\\", "../", "'", '"', "é", "😀", " ", "a",
-    "Z", "0", "-", "_", ":", "$", "`",
-]
 
 # Any code point, surrogates included (json.loads can produce a lone surrogate).
 any_char = st.characters(codec=None, categories=None)
@@ -212,8 +205,7 @@ test_wait_ids_long = pytest.mark.heavy(LONG(given(wait_values)(_wait_ids)))
 
 
 def test_wait_session_id_refuses_the_named_cases():
-    for bad in ["", " ", "../../x", "a/b", "a\\b", "..", ".hidden", "a..b", "CON", "con.json", "Nul",
-                "COM1.txt", "lpt9", "x" * 129, "a b", "a\nb", "é", "*", "a?", "[a]", None, 5, b"abc"]:
+    for bad in FILE_UNSAFE_IDS + NOT_STRINGS + [b"abc"]:
         with pytest.raises(BadId):
             wait_session_id(bad)
     assert wait_session_id("x" * 128) == "x" * 128
@@ -404,12 +396,6 @@ def test_the_longest_id_that_fits_is_sent(run, standin):
     assert_quiet(run("claude", stdin=json.dumps({"session_id": sid}), env=lich_env(standin)))
     (report,) = standin.wait_for(1, timeout=5)
     assert report.status == 204 and report.accepted["provider_session_id"] == sid
-
-
-ODD_LEGAL_IDS = [
-    'q"uo"te', "it's", "ünïcødé-ид-識別子", "emoji-😀-𝕏", "spaces are fine", "<script>&amp;",
-    "%2e%2e%2f", "\uff0f\uff0e\uff0e",  # encoded or full-width look-alikes are opaque text to lich
-]
 
 
 def test_odd_but_legal_ids_arrive_exactly(run, standin):

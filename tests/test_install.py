@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, lich_env
+from testkit.constants import ROOT
+from testkit.environment import lich_env
 
 PY = os.path.abspath(sys.executable)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import lich_env
+from testkit.environment import lich_env
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from lichhook.install import quoting, textblock
 from lichhook.install.harness import split_line
 from lichhook.install.target import Target
+from testkit.windows import PS_QUOTES, crt_split, ps_read_verbatim, windows_powershell_51_line
 
 AWKWARD = [
     "plain",
@@ -65,30 +66,6 @@ def test_sh_quote_refuses_nul():
 
 
 # -- PowerShell: verbatim strings ------------------------------------------------------
-
-PS_QUOTES = "'\u2018\u2019\u201a\u201b"
-
-
-def ps_read_verbatim(text: str) -> tuple:
-    """Reference reader for one PowerShell single-quoted string at the start of ``text``,
-    after PowerShell's tokenizer (``ScanStringLiteral`` in its ``tokenizer.cs``, with
-    ``IsSingleQuote`` in ``CharTraits.cs``): any of the five single-quote characters opens
-    and closes it, and a quote character followed by another stands for the second.
-    Returns (value, rest)."""
-    assert text[0] in PS_QUOTES
-    i, value = 1, []
-    while i < len(text):
-        c = text[i]
-        if c in PS_QUOTES:
-            if i + 1 < len(text) and text[i + 1] in PS_QUOTES:
-                value.append(text[i + 1])
-                i += 2
-                continue
-            return "".join(value), text[i + 1:]
-        value.append(c)
-        i += 1
-    raise AssertionError(f"unterminated string in {text!r}")
-
 
 @pytest.mark.parametrize("word", AWKWARD + ["it\u2019s", "\u2018curly\u2019", "a''b"])
 def test_ps_quote_round_trips(word):
@@ -150,48 +127,6 @@ def test_split_ps_refuses_what_it_did_not_write(line):
 
 
 # -- cmd.exe and the C runtime --------------------------------------------------------
-
-
-def crt_split(line: str) -> list:
-    """Reference for how a Windows program built with the Microsoft C runtime splits its
-    command line: whitespace separates unless inside double quotes; 2n backslashes before
-    a quote give n and the quote toggles; 2n+1 give n and a literal quote; a doubled
-    quote inside quotes gives a literal quote."""
-    words, i, n = [], 0, len(line)
-    while True:
-        while i < n and line[i] in " \t":
-            i += 1
-        if i >= n:
-            return words
-        word, quoted = [], False
-        while i < n and (quoted or line[i] not in " \t"):
-            c = line[i]
-            if c == "\\":
-                j = i
-                while j < n and line[j] == "\\":
-                    j += 1
-                count = j - i
-                if j < n and line[j] == '"':
-                    word.append("\\" * (count // 2))
-                    if count % 2:
-                        word.append('"')
-                        i = j + 1
-                    else:
-                        i = j
-                else:
-                    word.append("\\" * count)
-                    i = j
-            elif c == '"':
-                if quoted and i + 1 < n and line[i + 1] == '"':
-                    word.append('"')
-                    i += 2
-                else:
-                    quoted = not quoted
-                    i += 1
-            else:
-                word.append(c)
-                i += 1
-        words.append("".join(word))
 
 
 def cmd_exposed(line: str) -> list:
@@ -404,13 +339,6 @@ def powershell_via_rust(line: str) -> list:
     assert own[3] == line
     words = ps_native_words(own[3])
     return [words[0]] + crt_split(windows_powershell_51_line(words[1:]))
-
-
-def windows_powershell_51_line(argv: list) -> str:
-    """The command line Windows PowerShell 5.1 builds for a native program: an argument
-    holding a space or a tab is wrapped in double quotes, and double quotes inside it
-    are passed as they are, not escaped."""
-    return " ".join(f'"{a}"' if (not a or " " in a or "\t" in a) else a for a in argv)
 
 
 ARCHIVE_WITHOUT_SHORT_NAME = "D:\\Profiles\\Zoë O'Brien\\AppData\\Local\\lichhook\\lichhook.pyz"

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 
 PY = os.path.abspath(sys.executable)
 ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")

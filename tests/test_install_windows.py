@@ -40,8 +40,8 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT
-from test_install_quoting import crt_split, windows_powershell_51_line
+from testkit.constants import ROOT
+from testkit.windows import crt_split, windows_powershell_51_line
 
 SCRIPT = ROOT / "windows" / "install.ps1"
 PYENV = "/root/.pyenv/versions"

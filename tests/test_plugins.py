@@ -11,7 +11,8 @@ import textwrap
 
 import pytest
 
-from conftest import ROOT, lich_env
+from testkit.constants import ROOT
+from testkit.environment import lich_env
 
 
 @pytest.fixture(scope="session")

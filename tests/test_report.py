@@ -7,7 +7,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import lich_env
+from testkit.environment import lich_env
 
 # provider -> (payload on stdin, id lich must receive, stdout verdict)
 CASES = {

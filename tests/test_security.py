@@ -17,12 +17,13 @@ import stat
 import subprocess
 import sys
 import urllib.parse
-import zipfile
 from pathlib import Path
 
 import pytest
 
-from conftest import free_port, lich_env
+from testkit.environment import lich_env
+from testkit.hostile import FILE_UNSAFE_IDS, QUICK_FILE_UNSAFE_IDS
+from testkit.servers import free_port
 
 HANG_GUARD = 20
 NODE = "testnode"
@@ -39,12 +40,6 @@ def sh(pyz: Path, env: dict, *args: str, stdin: bytes = b"", cwd: Path | None = 
        timeout: float = HANG_GUARD, python: str = sys.executable) -> subprocess.CompletedProcess:
     return subprocess.run([python, str(pyz), *args], input=stdin, env=env, cwd=cwd,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-
-
-def archive_has(pyz: Path, module_path: str) -> bool:
-    with zipfile.ZipFile(pyz) as z:
-        names = set(z.namelist())
-    return module_path + ".py" in names or module_path + "/__init__.py" in names
 
 
 def assert_no_token(done: subprocess.CompletedProcess, what: str) -> None:
@@ -143,15 +138,12 @@ def subcommand_runs(pyz: Path, tmp_path: Path) -> list:
         (["install", "nosuchharness"], b""),
         (["doctor"], b""),
         (["doctor", "extra"], b""),
+        (["mcp"], b""),  # stdin at EOF: the server ends
     ]
-    if archive_has(pyz, "lichhook/mcp"):
-        runs.append((["mcp"], b""))  # stdin at EOF: the server ends
     return runs
 
 
 def test_token_absent_from_every_subcommand(pyz, secret_env, fault_server, tmp_path):
-    if not archive_has(pyz, "lichhook/install/doctor"):
-        pytest.skip("lichhook/install/doctor.py has not landed: doctor cannot be checked yet")
     env = dict(secret_env, LICH_PORT=str(fault_server("status", 204).port))
     seen = []
     for args, stdin in subcommand_runs(pyz, tmp_path):
@@ -171,8 +163,6 @@ def test_token_absent_from_every_subcommand(pyz, secret_env, fault_server, tmp_p
 
 
 def test_doctor_says_the_token_is_set_without_showing_it(pyz, secret_env, fault_server):
-    if not archive_has(pyz, "lichhook/install/doctor"):
-        pytest.skip("lichhook/install/doctor.py has not landed")
     env = dict(secret_env, LICH_PORT=str(fault_server().port))
     done = sh(pyz, env, "doctor", timeout=60)
     assert_no_token(done, "doctor")
@@ -269,11 +259,7 @@ def test_the_client_takes_no_host_from_anyone():
 # No path from an unchecked id
 # ---------------------------------------------------------------------------------------
 
-HOSTILE_IDS = [
-    "../../escape", "../victim/planted", "..", ".", "a/b", "a\\b", "..\\..\\escape", "/tmp/lichhook-abs-escape",
-    "sessions/../../escape", "CON", "nul.json", "x" * 129, "", " ", ".hidden", "a..b", "*", "w?", "[x]",
-    "id\nwith-newline", "é", "~", "$HOME", "`id`", "a b",
-]
+HOSTILE_IDS = FILE_UNSAFE_IDS
 
 
 def snapshot(root: Path) -> dict:
@@ -292,8 +278,6 @@ def snapshot(root: Path) -> dict:
 def waits_tree(tmp_path, base_env, pyz):
     """A waits folder three levels down in tmp_path, holding one real wait, and a victim
     folder beside it; returns (root, waits, env)."""
-    if not archive_has(pyz, "lichhook/waits/api"):
-        pytest.skip("lichhook/waits/api.py is absent")
     root = tmp_path / "root"
     waits = root / "a" / "b" / "waits"
     (root / "victim").mkdir(parents=True)
@@ -304,8 +288,7 @@ def waits_tree(tmp_path, base_env, pyz):
     return root, waits, env
 
 
-QUICK_HOSTILE = ["../../escape", "../victim/planted", "..", "a\\b", "/tmp/lichhook-abs-escape", "CON", "",
-                 "id\nwith-newline"]
+QUICK_HOSTILE = QUICK_FILE_UNSAFE_IDS
 
 
 def test_hostile_ids_to_wait_change_nothing_on_disk(pyz, waits_tree):
@@ -366,8 +349,6 @@ def test_hostile_session_ids_to_the_api_change_nothing_on_disk(waits_tree):
 
 @pytest.mark.parametrize("hook", ["session-start", "stop"])
 def test_hostile_session_ids_to_claude_code_hooks_change_nothing(pyz, waits_tree, hook):
-    if not archive_has(pyz, "lichhook/claude_code/__init__"):
-        pytest.skip("lichhook/claude_code has not landed")
     root, waits, env = waits_tree
     # A planted file at the place a traversal would read: the hook must not read it either.
     (root / "a" / "escape.json").write_text(json.dumps({"session": "x", "name": "evil@n", "waits": [
@@ -398,8 +379,6 @@ def run_with_umask(pyz, env, umask, *args):
 @POSIX_ONLY
 @pytest.mark.parametrize("umask", [0o000, 0o022])
 def test_waits_folder_is_private_and_files_not_world_readable(pyz, base_env, tmp_path, umask):
-    if not archive_has(pyz, "lichhook/waits/api"):
-        pytest.skip("lichhook/waits/api.py is absent")
     waits = tmp_path / "state" / "waits"
     env = dict(base_env, LICHHOOK_WAITS_DIR=str(waits), LICHHOOK_NODE=NODE)
     for args in (["add", "--by", "rev", "--session", "s-1", "--what", "one"],
@@ -424,8 +403,6 @@ def test_waits_folder_is_private_and_files_not_world_readable(pyz, base_env, tmp
 
 @POSIX_ONLY
 def test_the_default_waits_folder_is_private(pyz, base_env, home):
-    if not archive_has(pyz, "lichhook/waits/api"):
-        pytest.skip("lichhook/waits/api.py is absent")
     env = dict(base_env, LICHHOOK_NODE=NODE)
     done = run_with_umask(pyz, env, 0, "wait", "add", "--by", "rev", "--session", "s-1", "--what", "x")
     assert done.returncode == 0, done.stdout
@@ -499,8 +476,6 @@ def test_no_code_runs_from_cwd_or_waits_folder(pyz, base_env, standin, tmp_path)
 # ---------------------------------------------------------------------------------------
 
 def test_mcp_server_survives_hostile_lines_and_ids_and_touches_nothing(pyz, waits_tree):
-    if not archive_has(pyz, "lichhook/mcp"):
-        pytest.skip("lichhook/mcp has not landed")
     root, waits, env = waits_tree
     before = snapshot(root)
     lines = [

@@ -7,10 +7,8 @@ import re
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 
-
+from testkit.servers import post
 
 
 def test_demo_accepts_all_six_built_ins(run):
@@ -52,17 +50,6 @@ def test_demo_fails_when_a_built_in_is_refused(run, tmp_path):
     done = run("demo", env={"LICHHOOK_PLUGIN_DIR": str(plugins)}, timeout=120)
     assert done.returncode == 1
     assert "nothing sent" in done.stdout.decode()
-
-
-def post(port, path, token, body: bytes, method="POST", headers=None):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}?token={token}", data=body, method=method,
-                                 headers=headers or {"Content-Type": "application/json"})
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    try:
-        with opener.open(req, timeout=5) as resp:
-            return resp.status, resp.read()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read()
 
 
 def test_standin_judges_like_lich():

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from lichhook.waits.api import run_op
+from testkit.constants import NODE
+from testkit.hostile import FILE_UNSAFE_IDS, NOT_STRINGS, QUICK_FILE_UNSAFE_IDS
+from testkit.waits import assert_consistent, read
 
-NODE = "testnode"
 OPS = ("add", "list", "watched", "said", "done", "adopt")
-BAD_SESSIONS = ["", "  ", "../../x", "a/b", "a\\b", "CON", "nul.txt", ".hidden", "a..b", "x" * 129,
-                "com1", "a b", "\u00e9t\u00e9", None, 7]
+BAD_SESSIONS = FILE_UNSAFE_IDS + NOT_STRINGS
 BAD_NAMES = ["", "  ", "a/b", "../x", "CON", "nul.txt", ".r", "a..b", "x" * 65, "a@", "a@b@c",
              "a@bad_host", "a@-x", "a@" + "h" * 64, "r\u00e9v", None, ["r"]]
 
@@ -47,34 +48,6 @@ def listing(folder: Path) -> dict:
     if not folder.exists():
         return {}
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def read(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def assert_consistent(folder: Path) -> dict:
-    """The mirrors say exactly what the store says; returns the store."""
-    store = read(folder / "store.json")
-    bound = {e["session"]: n for n, e in store["names"].items() if e["session"]}
-    for sid, name in bound.items():
-        mirror = read(folder / "sessions" / f"{sid}.json")
-        assert set(mirror) == {"session", "name", "waits", "updated"}
-        assert (mirror["session"], mirror["name"]) == (sid, name)
-        assert mirror["waits"] == store["names"][name]["waits"]
-    for path in (folder / "sessions").iterdir():
-        assert path.suffix == ".json", path  # no temporary file left behind
-        if path.stem not in bound:
-            mirror = read(path)
-            assert (mirror["session"], mirror["name"], mirror["waits"]) == (path.stem, None, [])
-    index = read(folder / "index.json")
-    assert set(index) == {"node", "updated", "names"}
-    expected = sorted(
-        ({"name": n, "session": e["session"], "open": len(e["waits"])} for n, e in store["names"].items() if e["waits"]),
-        key=lambda x: x["name"],
-    )
-    assert index["names"] == expected
-    return store
 
 
 # ---- binding rules, through the built archive ----------------------------------------------
@@ -209,7 +182,7 @@ def test_every_op_refuses_every_malformed_name_and_writes_nothing(env, waits, na
 
 def test_malformed_ids_through_the_archive_create_no_folder(run, env, waits):
     for name in OPS:
-        for bad in ("", "../../x", "a/b", "a\\b", "CON", "nul.txt", ".hidden", "a..b", "x" * 129):
+        for bad in QUICK_FILE_UNSAFE_IDS:
             code, answer = cli(run, env, name, "--by", "rev", "--session", bad, "--what", "x", "--id", "w1")
             assert code == 1 and answer["ok"] is False and "session id" in answer["error"]
         code, answer = cli(run, env, name, "--by", "a/b", "--session", "s1", "--what", "x", "--id", "w1")

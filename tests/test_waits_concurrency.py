@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from test_waits import NODE, assert_consistent, read
+from testkit.constants import NODE
+from testkit.waits import assert_consistent, read
 
 # One worker process: runs the archive's own code (the .pyz on sys.path), waits for the go
 # file so all start together, then adds waits and closes every other one. Each finished op

@@ -19,7 +19,7 @@ import pytest
 
 from lichhook.claude_code import commands
 from lichhook.install.quoting import ps_quote
-from test_install_quoting import PS_QUOTES, ps_read_verbatim
+from testkit.windows import PS_QUOTES, ps_read_verbatim
 
 PS_DOUBLE_QUOTES = '"\u201c\u201d\u201e'
 bash = shutil.which("bash")

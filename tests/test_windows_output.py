@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 
-from test_standin_demo import post
+from testkit.servers import post
 
 ESCAPED_FOLDER = "\\u30d7\\u30e9\\u30b0\\u30a4\\u30f3"  # プラグイン as backslashreplace writes it
 

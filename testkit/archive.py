@@ -1,0 +1,34 @@
+"""The archive under test: built by the real build script, run as a harness runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Mapping, Optional, Union
+
+from testkit.constants import ROOT
+
+
+def build(out: Path) -> Path:
+    """``lichhook.pyz`` built from this checkout by ``build_zipapp.py`` at ``out``."""
+    subprocess.run([sys.executable, str(ROOT / "build_zipapp.py"), "--out", str(out)],
+                   check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    return out
+
+
+class Run:
+    """Runs the archive as a harness would: a subprocess, payload on stdin."""
+
+    def __init__(self, pyz: Path, env: Mapping[str, str]) -> None:
+        self.pyz = pyz
+        self.env = dict(env)
+
+    def __call__(self, *args: str, stdin: Union[bytes, str] = b"", env: Optional[Mapping[str, str]] = None,
+                 timeout: float = 30, python: str = sys.executable) -> subprocess.CompletedProcess:
+        if isinstance(stdin, str):
+            stdin = stdin.encode("utf-8")
+        full_env = dict(self.env)
+        full_env.update(env or {})
+        return subprocess.run([python, str(self.pyz), *args], input=stdin, env=full_env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)

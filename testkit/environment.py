@@ -1,0 +1,45 @@
+"""The environment a hook under test runs in: nothing of the developer's own setup, every
+per-user folder inside a throw-away home."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Dict, Mapping, Optional
+
+from testkit.constants import LICH_SESSION
+
+# Variables that would leak the developer's own setup into a hook or a harness under test.
+SCRUBBED = ("LICH_", "LICHHOOK_", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+            "http_proxy", "https_proxy", "all_proxy", "no_proxy", "CRUSH_", "CLAUDE", "CODEX_",
+            "OPENCODE", "OMP_", "PI_", "ANTHROPIC_", "OPENAI_", "XDG_", "PYTHONPATH", "PYTHONHOME")
+
+
+def clean_env(home: Path, base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """``base`` (this process's environment by default) without anything that would change
+    what a hook does, and with every per-user folder in ``home``."""
+    source = os.environ if base is None else base
+    env = {k: v for k, v in source.items() if not k.startswith(SCRUBBED)}
+    env.update({
+        "HOME": str(home),
+        "USERPROFILE": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    })
+    return env
+
+
+def lich_env(server, session_id: str = LICH_SESSION, token: Optional[str] = None) -> Dict[str, str]:
+    """The ``LICH_*`` variables pointing at ``server`` (a stand-in or any loopback server)."""
+    return {
+        "LICH_PORT": str(server.port),
+        "LICH_TOKEN": token if token is not None else getattr(server, "token", "tok"),
+        "LICH_SESSION_ID": session_id,
+    }
+
+
+def outside_lich(env: Mapping[str, str]) -> Dict[str, str]:
+    """``env`` without any ``LICH_*`` variable: a harness started outside lich."""
+    return {k: v for k, v in env.items() if not k.startswith("LICH_")}

@@ -1,0 +1,105 @@
+"""Loopback servers the tests point hooks at: lich's stand-in, and one that misbehaves."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from typing import List
+
+from testkit.constants import LICH_SESSION, TOKEN
+
+
+def standin(token: str = TOKEN, session_id: str = LICH_SESSION):
+    """lichhook's own lich stand-in (it judges reports as lich does); use it with ``with``."""
+    from lichhook.standin import StandIn
+
+    return StandIn(token=token, session_id=session_id)
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class FaultServer:
+    """A raw loopback server that misbehaves on purpose.
+
+    mode: "status" answers ``status``; "silent" accepts and never answers; "slow" answers
+    after ``delay`` seconds. Every request's raw bytes are kept in ``requests``.
+    """
+
+    def __init__(self, mode: str = "status", status: int = 204, delay: float = 0.0) -> None:
+        self.mode, self.status, self.delay = mode, status, delay
+        self.requests: List[bytes] = []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self._stop = threading.Event()
+        self._held: List[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.1)
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _handle(self, conn: socket.socket) -> None:
+        conn.settimeout(5)
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            while len(body) < length:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                body += chunk
+            self.requests.append(head + b"\r\n\r\n" + body)
+            if self.mode == "silent":
+                self._held.append(conn)
+                return
+            if self.mode == "slow":
+                time.sleep(self.delay)
+            conn.sendall(f"HTTP/1.1 {self.status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
+        except OSError:
+            pass
+        if self.mode != "silent":
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self.sock.close()
+        for c in self._held:
+            c.close()
+
+
+def post(port, path, token, body: bytes, method="POST", headers=None):
+    """One request to a loopback server, never through a proxy: (status, body)."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}?token={token}", data=body, method=method,
+                                 headers=headers or {"Content-Type": "application/json"})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(req, timeout=5) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()

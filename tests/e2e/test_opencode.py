@@ -1,0 +1,42 @@
+"""opencode with lichhook's plugin installed: a task's sub-session belongs to its parent's
+card and is not reported; a fork is a session of its own and is."""
+
+from __future__ import annotations
+
+import pytest
+
+from testkit.models import tool_call
+
+pytestmark = pytest.mark.e2e
+
+SUB_PROMPT = "Look around the project and say what you see."
+
+
+@pytest.fixture
+def opencode(sandbox):
+    return sandbox("opencode", installed=True)
+
+
+def test_a_sub_session_is_not_reported(opencode):
+    opencode.model.script(tool_call("task", {"description": "look around", "prompt": SUB_PROMPT,
+                                             "subagent_type": "general"}))
+    done = opencode.run(opencode.harness.headless("Delegate a look around."))
+    parent = opencode.harness.session_id(done)
+    # The sub-agent really ran: its own session asked the model with the task's prompt.
+    asked = [r for r in opencode.model.model_requests() if SUB_PROMPT in r.text()
+             and not r.tool_results()]
+    assert asked, opencode.model.log()
+    assert opencode.accepted(1) == [("opencode", parent)]
+
+
+def test_a_fork_is_reported_and_a_plain_continue_is_not(opencode):
+    first = opencode.harness.session_id(opencode.run(opencode.harness.headless("Start.")))
+    assert opencode.accepted(1) == [("opencode", first)]
+    # --session continues in place: opencode creates no session, so nothing is reported.
+    again = opencode.harness.session_id(opencode.run(opencode.harness.headless("Go on.", "--session", first)))
+    assert again == first
+    assert opencode.accepted(1) == [("opencode", first)]
+    forked = opencode.harness.session_id(opencode.run(
+        opencode.harness.headless("Try another way.", "--session", first, "--fork")))
+    assert forked != first
+    assert opencode.accepted(2) == [("opencode", first), ("opencode", forked)]
