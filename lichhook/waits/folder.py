@@ -520,13 +520,13 @@ class WaitsFolder:
         shown = ", ".join(repr(n) for n in entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
         raise FolderRefused(
             f"the folder {self.path} is not a lichhook waits folder: it has no {MARKER} and holds "
-            f"{shown}, which lichhook did not write, so lichhook changes nothing in it; point "
+            f"{shown}, which lichhook cannot show it wrote, so lichhook changes nothing in it; point "
             "--waits-dir or LICHHOOK_WAITS_DIR at a new or empty folder (lichhook creates it), or "
             "at the folder your earlier waits are in")
 
     def _adopt_previous(self) -> None:
         """Give a folder of a release without the marker its marker, once every file in it
-        is shown to be one lichhook writes. Call with the lock held."""
+        is shown to be one lichhook writes."""
         foreign = []
         if INDEX in self.root.names() and not _is_index_doc(_read_json(self.root, INDEX)):
             foreign.append(INDEX)
@@ -718,8 +718,12 @@ class WaitsFolder:
         return written
 
     def clean_stops(self) -> None:
-        """Remove temporaries a Stop hook left in ``stops/`` when it was cut short."""
-        stops = self._sub(STOPS, create=False)
+        """Remove temporaries a Stop hook left in ``stops/`` when it was cut short. A
+        cleanup only: an unusable ``stops/`` is the Stop hook's to report, not the op's."""
+        try:
+            stops = self._sub(STOPS, create=False)
+        except (FolderRefused, OSError):
+            return
         if stops is not None:
             _clean_stale(stops, COUNTER_SUFFIX)
 
@@ -973,7 +977,8 @@ def for_hooks(path: str) -> WaitsFolder | None:
 
 def for_op(path: str) -> WaitsFolder:
     """The folder as an op uses it: created (0700, with the marker) if missing, checked,
-    and recognised; a folder of a release without the marker gets it under the lock."""
+    and recognised; a folder of a release without the marker is given it once every file
+    in it is shown to be lichhook's."""
     root = _open_root(path, create=True)
     assert root is not None
     folder = WaitsFolder(path, root, "")
@@ -982,6 +987,10 @@ def for_op(path: str) -> WaitsFolder:
         if folder.kind == "new":
             folder._write_marker()
             folder.kind = "marked"
+        elif folder.kind == "previous":
+            # Before the lock: a folder that turns out foreign gets nothing, not even the
+            # lock's record. Two processes adopting it at once write the same marker.
+            folder._adopt_previous()
     except BaseException:
         folder.close()
         raise
@@ -1003,8 +1012,7 @@ def transaction(path: str, change: Callable[[dict], Tuple[dict, bool]], node: Op
     if not os.path.lexists(path):
         change(empty_state())  # raises Refused for an op the empty store refuses
     with for_op(path) as folder, folder.lock():
-        if folder.kind == "previous":
-            folder._adopt_previous()
+        folder._sub(SESSIONS, create=True)  # refused now, not after the store is saved
         state = folder.open_store()
         full = folder.mirrors_suspect()
         before = set(bound_sessions(state))
