@@ -177,7 +177,8 @@ _REPARSE_POINT = 0x400
 
 def _by_descriptor() -> bool:
     """Whether this OS reaches a folder's entries through the folder's descriptor."""
-    return (os.open in os.supports_dir_fd and os.replace in os.supports_dir_fd
+    # os.replace is rename(2) with overwriting, and is listed under os.rename.
+    return (os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd
             and os.unlink in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
             and os.stat in os.supports_dir_fd)
 

@@ -9,6 +9,7 @@ tool (through ``api.run_op`` and ``transaction``) and the Claude Code hooks (thr
       lichhook-waits.json         the marker: {"lichhook": "waits", "format": 1}
       store.json                  the store of record (STORE_FORMAT, below)
       store.lock                  the lock every op holds; holds "<pid> <count>" of the last holder
+      queue/<ticket>              POSIX: one empty file per op waiting for the lock, in turn
       store.dirty                 present while an op writes; left behind if it was killed
       store.broken                the sentence the last op was refused with, while the store is unusable
       index.json                  mirror: every name with open waits, and the session holding it
@@ -56,11 +57,12 @@ BROKEN = "store.broken"
 INDEX = "index.json"
 SESSIONS = "sessions"
 STOPS = "stops"
+QUEUE = "queue"
 MIRROR_SUFFIX = ".json"
 COUNTER_SUFFIX = ".count"
 
 # Every name a lichhook release has written at the top of the folder.
-_OWN_TOP = frozenset([MARKER, STORE, LOCK, DIRTY, BROKEN, INDEX, SESSIONS, STOPS])
+_OWN_TOP = frozenset([MARKER, STORE, LOCK, DIRTY, BROKEN, INDEX, SESSIONS, STOPS, QUEUE])
 # Top-level files written under the lock: a temporary of one of them outlives only its writer.
 _LOCKED_TOP_FILES = (STORE, BROKEN, INDEX)
 
@@ -883,6 +885,7 @@ class _Held:
         self.folder = folder
         self.timeout = timeout
         self.fd = -1
+        self.turn: object = None
 
     def __enter__(self) -> "_Held":
         from lichhook.waits import lock
@@ -894,7 +897,10 @@ class _Held:
             raise FolderRefused(_not_a_file_sentence(exc)) from None
         try:
             _, count_before = _read_record(self.fd)
-            if not lock.acquire(self.fd, self.timeout):
+            # POSIX waiters queue in queue/; Windows grants waiting locks in turn itself.
+            queue = self.folder._sub(QUEUE, create=True) if root.fd >= 0 else None
+            self.turn = lock.take_turn(queue, self.fd, self.timeout)
+            if self.turn is None:
                 raise FolderRefused(self._busy(count_before))
             _, count = _read_record(self.fd)
             _write_record(self.fd, os.getpid(), (count or 0) + 1)
@@ -910,18 +916,16 @@ class _Held:
         waited = f"{self.timeout:g} s"
         if count is not None and count_before is not None and count > count_before:
             return (f"the waits store is busy: its lock {path} changed hands {count - count_before} "
-                    f"times in the {waited} this op waited, and the system never gave it to this "
-                    "process; the machine is overloaded with waits ops: try again")
+                    f"times in the {waited} this op waited, without reaching this process: more ops "
+                    "were queued ahead of it than this machine could serve in that time; try again")
         holder = f"process {pid}" if pid else "another process"
         return (f"the waits store is busy: {holder} has held its lock {path} for the whole {waited} "
                 "this op waited; try again, or end that process if it is stuck")
 
     def __exit__(self, *exc: object) -> None:
         if self.fd >= 0:
-            from lichhook.waits import lock
-
             try:
-                lock.release(self.fd)
+                self.turn.end()
             finally:
                 os.close(self.fd)
                 self.fd = -1
