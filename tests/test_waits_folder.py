@@ -440,3 +440,93 @@ def test_another_user_cannot_use_your_folder(other_user, shared, base_env):
     out, _ = hook(archive, env, "stop", "s1", python=python, prefix=as_user(user))
     assert out.get("decision") is None and str(folder) in out["systemMessage"]
     assert snapshot(folder) == before
+
+
+# ---- session ids that differ only in case ----------------------------------------------------
+
+
+def test_session_ids_are_folded_so_no_two_share_a_file(pyz, place):
+    """NTFS and APFS see sessions/ABC.json and sessions/abc.json as one file: ids are folded
+    to lower case on every OS, so the store behaves the same everywhere."""
+    folder, env = place
+    code, answer = wait(pyz, env, "add", "--by", "rev", "--session", "ABC-1", "--what", "x")
+    assert code == 0 and answer["session"] == "abc-1", answer
+    assert sorted(os.listdir(folder / "sessions")) == ["abc-1.json"]
+    for spelled in ("abc-1", "AbC-1"):
+        code, answer = wait(pyz, env, "list", "--by", "rev", "--session", spelled)
+        assert code == 0 and answer["session"] == "abc-1" and len(answer["waits"]) == 1
+    out, _ = hook(pyz, env, "stop", "ABC-1")
+    assert out["decision"] == "block" and "--session abc-1 " in out["reason"]
+    assert sorted(os.listdir(folder / "stops")) == ["abc-1.count"]
+    out, _ = hook(pyz, env, "session-start", "ABC-1")
+    assert "Your Claude Code session id is abc-1." in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_store_with_ids_in_capitals_from_an_earlier_release_still_works(pyz, seeded):
+    folder, env = seeded
+    store = json.loads((folder / "store.json").read_text())
+    store["names"][f"rev@{NODE}"]["session"] = "S1"
+    (folder / "store.json").write_text(json.dumps(store))
+    code, answer = wait(pyz, env, "add", "--by", "rev", "--session", "s1", "--what", "more")
+    assert code == 0, answer
+    assert json.loads((folder / "store.json").read_text())["names"][f"rev@{NODE}"]["session"] == "s1"
+
+
+def test_a_store_holding_one_session_under_two_spellings_is_refused(pyz, seeded):
+    folder, env = seeded
+    store = json.loads((folder / "store.json").read_text())
+    store["names"][f"ci@{NODE}"] = dict(store["names"][f"rev@{NODE}"], session="S1")
+    (folder / "store.json").write_text(json.dumps(store))
+    code, answer = wait(pyz, env, "list", "--by", "rev", "--session", "s1")
+    assert code == 1 and "differ only in case" in answer["error"] and "corrupt" in answer["error"]
+
+
+# ---- the Stop hook's temporaries -------------------------------------------------------------
+
+
+def test_temporaries_a_stop_hook_left_behind_are_cleaned(pyz, seeded):
+    folder, env = seeded
+    hook(pyz, env, "stop", "s1")  # makes stops/
+    stops = folder / "stops"
+    old = [stops / ".s1.count.4242.0badf00d.tmp", stops / ".s9.count.77.deadbeef.tmp"]
+    young = stops / ".s2.count.4243.0badf00d.tmp"  # its writer may be at it right now
+    foreign = stops / ".notes.tmp"
+    for path in old + [young, foreign]:
+        path.write_text("1\n")
+    for path in old + [foreign]:
+        os.utime(path, (1_000_000_000, 1_000_000_000))
+    out, _ = hook(pyz, env, "stop", "s1")  # a refusal writes the counter, and sweeps
+    assert out["decision"] == "block"
+    assert sorted(p.name for p in stops.iterdir()) == sorted([young.name, foreign.name, "s1.count"])
+    for path in old:
+        path.write_text("1\n")
+        os.utime(path, (1_000_000_000, 1_000_000_000))
+    code, _ = wait(pyz, env, "list", "--by", "ci", "--session", "s2")  # so does any op
+    assert code == 0
+    assert not any(p.exists() for p in old) and young.exists() and foreign.exists()
+
+
+# ---- one owner for the layout ----------------------------------------------------------------
+
+
+def test_only_the_folder_module_spells_the_layout():
+    """Every other module asks lichhook.waits.folder for a path in the waits folder."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "lichhook"
+    names = {"store.json", "store.lock", "store.dirty", "store.broken", "index.json", "sessions", "stops",
+             "queue", MARKER, ".count"}
+    spelled = []
+    for path in root.rglob("*.py"):
+        if path.relative_to(root).as_posix() == "waits/folder.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                    and any(name in node.value for name in names)):
+                spelled.append(f"{path.relative_to(root)}:{node.lineno}: {node.value[:60]!r}")
+    assert spelled == []
