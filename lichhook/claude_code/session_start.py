@@ -52,7 +52,7 @@ def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
                                     + " with a bad name, session or count, left out")
             except (MirrorError, FolderRefused) as exc:
                 problems.append(str(exc))
-            broken = waits.store_problem()
+            broken = waits.store_refusal()
     for problem in problems:
         outcome.notice(f"lichhook SessionStart hook could not read all the waits records: {problem}")
     if broken:

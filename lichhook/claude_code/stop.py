@@ -48,7 +48,7 @@ def _decide(session: str, folder: Folder, waits: WaitsFolder, outcome: Outcome) 
     if own is None or not holding:
         waits.reset_strikes(session)
         return outcome
-    broken = waits.store_problem()
+    broken = waits.store_refusal()
     if broken:
         # Every command the advice would give is refused until the store is mended: say
         # so to the operator, who can mend it, rather than hold the turn over it.

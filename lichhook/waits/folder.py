@@ -19,8 +19,8 @@ tool (through ``api.run_op`` and ``transaction``) and the Claude Code hooks (thr
 Rules every access keeps:
 
 - The folder is used only when it is the user's own and nobody else can write to it
-  (POSIX: owner and mode; Windows: owner and access list), and so are ``sessions/`` and
-  ``stops/``. Whoever can write there decides what the Stop hook tells the model.
+  (POSIX: owner and mode; Windows: owner and access list), and so are ``sessions/``,
+  ``stops/`` and ``queue/``. Whoever can write there decides what the Stop hook tells the model.
 - lichhook writes only in a folder it can prove is its own: one holding the marker, which
   it writes when it creates the folder; an empty folder; or a folder left by a release that
   wrote no marker, recognised by holding nothing but lichhook's own files (and then given
@@ -109,7 +109,7 @@ def utc_now() -> str:
 # ---- the store's format ---------------------------------------------------------------------
 
 
-def store_problem(state: object) -> str | None:
+def store_format_problem(state: object) -> str | None:
     """What is wrong with a loaded store, or None if every field has the right shape."""
     from lichhook.ids import BadId, wait_session_id
 
@@ -637,7 +637,7 @@ class WaitsFolder:
             state = None
             problem: str | None = "it is not valid JSON (empty, truncated or overwritten)"
         else:
-            problem = store_problem(state)
+            problem = store_format_problem(state)
         if problem:
             raise StoreUnusable(
                 f"the waits store {path} is corrupt: {problem}; move it aside to start with no waits "
@@ -756,7 +756,7 @@ class WaitsFolder:
             return [], 0
         return parse_index(_parse_mirror(raw, path), path)
 
-    def store_problem(self) -> str | None:
+    def store_refusal(self) -> str | None:
         """Why the store cannot be used, as the last op refused for it, or None.
 
         The ops keep ``store.broken`` while the store is corrupt or unreadable: the wait
