@@ -117,7 +117,10 @@ def is_temporary(name: str) -> bool:
 
 
 class NotAFile(OSError):
-    """Something other than a regular file (a link, FIFO, folder, device) where one belongs."""
+    """Something other than a regular file (a link, FIFO, folder, device) where one belongs,
+    or other than a folder where a folder belongs; ``kind`` says what, in words."""
+
+    kind = "not a regular file"
 
 
 def kind_of(mode: int) -> str:
@@ -139,8 +142,10 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def _not_a_file(path: str, what: str) -> NotAFile:
-    return NotAFile(errno.EINVAL, f"it is {what}, not a regular file", path)
+def _not_a_file(path: str, kind: str, wanted: str = "a regular file") -> NotAFile:
+    exc = NotAFile(errno.ENOTDIR if wanted == "a folder" else errno.EINVAL, f"it is {kind}, not {wanted}", path)
+    exc.kind = kind
+    return exc
 
 
 def read_regular(path: str, limit: int | None = None) -> bytes | None:
@@ -278,14 +283,14 @@ class Dir:
             except OSError as exc:
                 raise self._named(exc, name) from None
             if not stat.S_ISDIR(mode):
-                raise NotAFile(errno.ENOTDIR, f"it is {kind_of(mode)}, not a folder", where)
+                raise _not_a_file(where, kind_of(mode), "a folder")
             return Dir(where, -1)
         try:
             fd = os.open(where, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=dir_fd)
         except OSError as exc:
             if exc.errno in _LINK_ERRNOS or exc.errno == errno.ENOTDIR:  # a link, a file, a FIFO...
                 mode = self.lstat(name).st_mode
-                raise NotAFile(errno.ENOTDIR, f"it is {kind_of(mode)}, not a folder", self.join(name)) from None
+                raise _not_a_file(self.join(name), kind_of(mode), "a folder") from None
             raise self._named(exc, name) from None
         return Dir(self.join(name), fd)
 

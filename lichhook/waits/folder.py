@@ -406,16 +406,13 @@ def _check_private(folder: Dir, what: str) -> None:
             "with --waits-dir or LICHHOOK_WAITS_DIR")
 
 
-def _not_a_file_sentence(exc: OSError) -> str:
-    return (f"{exc.filename} is {_kind(exc)}, not a regular file, and lichhook never opens "
-            "anything else in the waits folder (nor follows a link there); remove it")
+def _not_a_file_sentence(path: str, kind: str) -> str:
+    return (f"{path} is {kind}, not a regular file, and lichhook never opens anything else in "
+            "the waits folder (nor follows a link there); remove it")
 
 
 def _kind(exc: OSError) -> str:
-    text = exc.strerror or ""
-    if text.startswith("it is ") and ", not a " in text:
-        return text[len("it is "):text.index(", not a ")]
-    return "not a regular file"
+    return getattr(exc, "kind", "not a regular file")
 
 
 def _open_root(path: str, create: bool) -> Dir | None:
@@ -490,7 +487,7 @@ class WaitsFolder:
         except FileNotFoundError:
             return False
         except NotAFile as exc:
-            raise FolderRefused(_not_a_file_sentence(exc)) from None
+            raise FolderRefused(_not_a_file_sentence(exc.filename, _kind(exc))) from None
         doc = _json_or_none(raw)
         fmt = doc.get("format") if isinstance(doc, dict) and doc.get("lichhook") == "waits" else None
         if not isinstance(fmt, int) or isinstance(fmt, bool):
@@ -555,7 +552,7 @@ class WaitsFolder:
     # -- subfolders --
 
     def _sub(self, name: str, create: bool) -> Dir | None:
-        """``sessions/`` or ``stops/``, checked like the folder; None if missing."""
+        """``sessions/``, ``stops/`` or ``queue/``, checked like the folder; None if missing."""
         if name in self._subdirs:
             return self._subdirs[name]
         try:
@@ -564,8 +561,8 @@ class WaitsFolder:
             return None
         except NotAFile as exc:
             raise FolderRefused(
-                f"{exc.filename} {exc.strerror}: lichhook never follows a link inside the waits "
-                "folder; remove it") from None
+                f"{exc.filename} is {_kind(exc)}, not a folder: lichhook never follows a link inside "
+                "the waits folder; remove it") from None
         try:
             _check_private(sub, "the folder")
         except BaseException:
@@ -587,9 +584,7 @@ class WaitsFolder:
         if not stat.S_ISREG(mode):
             from lichhook.diskio import kind_of
 
-            raise FolderRefused(f"{self.root.join(name)} is {kind_of(mode)}, not a regular file, and "
-                                "lichhook never opens anything else in the waits folder (nor follows "
-                                "a link there); remove it")
+            raise FolderRefused(_not_a_file_sentence(self.root.join(name), kind_of(mode)))
         return True
 
     def is_dirty(self) -> bool:
@@ -600,7 +595,7 @@ class WaitsFolder:
         try:
             os.close(self.root.open_file(DIRTY, os.O_WRONLY | os.O_CREAT))
         except NotAFile as exc:
-            raise FolderRefused(_not_a_file_sentence(exc)) from None
+            raise FolderRefused(_not_a_file_sentence(exc.filename, _kind(exc))) from None
 
     def clear_dirty(self) -> None:
         self.root.unlink(DIRTY)
@@ -614,7 +609,10 @@ class WaitsFolder:
         """
         if self.is_dirty():
             return True
-        return not self._regular_or_missing(STORE) and self._sub(SESSIONS, create=False) is not None
+        if self._regular_or_missing(STORE):
+            return False
+        sessions = self._sub(SESSIONS, create=False)
+        return sessions is not None and any(_mirror_stem(n) for n in sessions.names())
 
     # -- the store --
 
@@ -894,7 +892,7 @@ class _Held:
         try:
             self.fd = root.open_file(LOCK, os.O_RDWR | os.O_CREAT)
         except NotAFile as exc:
-            raise FolderRefused(_not_a_file_sentence(exc)) from None
+            raise FolderRefused(_not_a_file_sentence(exc.filename, _kind(exc))) from None
         try:
             _, count_before = _read_record(self.fd)
             # POSIX waiters queue in queue/; Windows grants waiting locks in turn itself.
