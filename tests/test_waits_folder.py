@@ -530,3 +530,27 @@ def test_only_the_folder_module_spells_the_layout():
                     and any(name in node.value for name in names)):
                 spelled.append(f"{path.relative_to(root)}:{node.lineno}: {node.value[:60]!r}")
     assert spelled == []
+
+
+def test_a_folder_another_op_marks_while_this_one_looks_is_taken(tmp_path, monkeypatch):
+    """Ops started together on a new folder: one made and marked it (and took the lock)
+    between this one's read of the marker and its listing of the folder."""
+    from lichhook.waits import folder as folder_module
+
+    folder = tmp_path / "waits"
+    folder.mkdir(mode=0o700)
+    real = folder_module.WaitsFolder._read_marker
+    calls = []
+
+    def other_process_marks_it_now(self):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 1:
+            (folder / MARKER).write_text(MARKER_TEXT)
+            (folder / "store.lock").write_bytes(b"")
+            return False  # this op read before the marker was there
+        return real(self)
+
+    monkeypatch.setattr(folder_module.WaitsFolder, "_read_marker", other_process_marks_it_now)
+    with folder_module.for_op(str(folder)) as waits:
+        assert waits.kind == "marked"
+    assert len(calls) == 2

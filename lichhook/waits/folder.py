@@ -503,10 +503,15 @@ class WaitsFolder:
 
     def _recognise(self) -> None:
         """Set ``kind``, or refuse a folder holding anything lichhook did not write."""
-        if self._read_marker():
-            self.kind = "marked"
-            return
-        names = self.root.names()
+        for _ in range(3):
+            if self._read_marker():
+                self.kind = "marked"
+                return
+            names = self.root.names()
+            if MARKER not in names:
+                break
+            # Another process made the folder and marked it between the read and the
+            # listing (ops started together on a new folder): read it again.
         if all(temporary_target(n) == MARKER for n in names):
             self.kind = "new"  # empty, or another process is writing the marker this instant
             return
