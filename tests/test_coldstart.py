@@ -349,11 +349,11 @@ REPORT = NO_OP | {"__future__", "_json", "_socket", "select", "lichhook._version
                   "lichhook.coldstart.fastjson", "lichhook.ids", "lichhook.payload", "lichhook.adapters.claude",
                   "lichhook.adapters._fields", "lichhook.adapter"}
 CLAUDE_CODE = CORE | {"__future__", "_json", "select", "lichhook.claude_code", "lichhook.claude_code.commands",
-                      "lichhook.claude_code.mirror", "lichhook.coldstart.fastjson", "lichhook.diskio",
+                      "lichhook.waits", "lichhook.waits.folder", "lichhook.coldstart.fastjson", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
 WAIT = CORE | {"__future__", "_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.diskio", "lichhook.ids",
                "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.fields",
-               "lichhook.waits.mirror", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.store"}
+               "lichhook.waits.folder", "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules"}
 ALLOWED = {
     "no-op": NO_OP,
     "report": REPORT,
