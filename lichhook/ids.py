@@ -105,7 +105,8 @@ def wait_session_id(value: object) -> str:
     problem = _file_safe_problem(value, "session id", 128)
     if problem:
         raise BadId(problem + "; pass the session id your SessionStart hook gave you")
-    return value.lower()  # type: ignore[union-attr]
+    assert isinstance(value, str)  # _file_safe_problem refuses anything else
+    return value.lower()
 
 
 def wait_who(value: object) -> str:

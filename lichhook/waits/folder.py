@@ -48,6 +48,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Optional, Tuple
 
+    from lichhook.waits.lock import Turn
+
 MARKER = "lichhook-waits.json"
 FOLDER_FORMAT = 1
 STORE = "store.json"
@@ -274,7 +276,7 @@ def parse_session(doc: object, session: str, path: str) -> SessionWaits:
         if not isinstance(item, dict):
             raise MirrorError(f"{where} is not an object")
         wid = item.get("id")
-        if wait_id_problem(wid):
+        if not isinstance(wid, str) or wait_id_problem(wid):
             raise MirrorError(f"{where} has no valid id")
         what = item.get("what")
         if not isinstance(what, str):
@@ -307,8 +309,8 @@ def parse_index(doc: object, path: str) -> tuple:
             skipped += 1
             continue
         name, session, count = entry.get("name"), entry.get("session"), entry.get("open")
-        if (not _valid_name(name) or not _valid_session(session)
-                or not isinstance(count, int) or isinstance(count, bool) or count < 1):
+        if (not isinstance(name, str) or not isinstance(session, str) or not _valid_name(name)
+                or not _valid_session(session) or not isinstance(count, int) or isinstance(count, bool) or count < 1):
             skipped += 1
             continue
         names.append(IndexName(name, session, count))
@@ -536,12 +538,14 @@ class WaitsFolder:
             foreign.append(INDEX)
         sessions = self._sub(SESSIONS, create=False)
         for name in sessions.names() if sessions is not None else ():
+            assert sessions is not None
             target = temporary_target(name)
             stem = _previous_stem(target or name, MIRROR_SUFFIX)
             if stem is None or (target is None and not _is_session_doc(_read_json(sessions, name), stem)):
                 foreign.append(f"{SESSIONS}/{name}")
         stops = self._sub(STOPS, create=False)
         for name in stops.names() if stops is not None else ():
+            assert stops is not None
             target = temporary_target(name)
             stem = _previous_stem(target or name, COUNTER_SUFFIX)
             if stem is None or (target is None and not _is_counter(stops, name)):
@@ -888,7 +892,7 @@ class _Held:
         self.folder = folder
         self.timeout = timeout
         self.fd = -1
-        self.turn: object = None
+        self.turn: Optional[Turn] = None
 
     def __enter__(self) -> "_Held":
         from lichhook.waits import lock
@@ -928,7 +932,8 @@ class _Held:
     def __exit__(self, *exc: object) -> None:
         if self.fd >= 0:
             try:
-                self.turn.end()
+                if self.turn is not None:
+                    self.turn.end()
             finally:
                 os.close(self.fd)
                 self.fd = -1

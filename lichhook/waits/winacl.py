@@ -13,6 +13,8 @@ folder some entry opens to others is refused even if another entry might close i
 
 from __future__ import annotations
 
+import sys
+
 SYSTEM = "S-1-5-18"
 ADMINISTRATORS = "S-1-5-32-544"
 TRUSTED_INSTALLER = "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464"
@@ -68,77 +70,81 @@ def acl_problem(owner: str, user: str, aces: list | None) -> str | None:
     return None
 
 
-def folder_problem(path: str) -> str | None:
-    """What makes the folder at ``path`` unsafe for the waits, or None (Windows only)."""
-    import ctypes
-    from ctypes import wintypes
+# Only Windows has these calls; defined there alone, so every other OS (and the type
+# checker reading as one) never meets them.
+if sys.platform == "win32":
 
-    advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    advapi32.GetNamedSecurityInfoW.argtypes = [
-        wintypes.LPCWSTR, ctypes.c_int, wintypes.DWORD, ctypes.POINTER(ctypes.c_void_p),
-        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p),
-        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
-    advapi32.GetNamedSecurityInfoW.restype = wintypes.DWORD
-    advapi32.ConvertSidToStringSidW.argtypes = [ctypes.c_void_p, ctypes.POINTER(wintypes.LPWSTR)]
-    advapi32.GetAce.argtypes = [ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(ctypes.c_void_p)]
-    advapi32.OpenProcessToken.argtypes = [wintypes.HANDLE, wintypes.DWORD, ctypes.POINTER(wintypes.HANDLE)]
-    advapi32.GetTokenInformation.argtypes = [wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p,
-                                             wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
-    kernel32.GetCurrentProcess.restype = wintypes.HANDLE
-    kernel32.LocalFree.argtypes = [ctypes.c_void_p]
-    kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+    def folder_problem(path: str) -> str | None:
+        """What makes the folder at ``path`` unsafe for the waits, or None (Windows only)."""
+        import ctypes
+        from ctypes import wintypes
 
-    def sid_string(sid: int) -> str:
-        text = wintypes.LPWSTR()
-        if not advapi32.ConvertSidToStringSidW(sid, ctypes.byref(text)):
+        advapi32 = ctypes.WinDLL("advapi32", use_last_error=True)
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        advapi32.GetNamedSecurityInfoW.argtypes = [
+            wintypes.LPCWSTR, ctypes.c_int, wintypes.DWORD, ctypes.POINTER(ctypes.c_void_p),
+            ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p),
+            ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        advapi32.GetNamedSecurityInfoW.restype = wintypes.DWORD
+        advapi32.ConvertSidToStringSidW.argtypes = [ctypes.c_void_p, ctypes.POINTER(wintypes.LPWSTR)]
+        advapi32.GetAce.argtypes = [ctypes.c_void_p, wintypes.DWORD, ctypes.POINTER(ctypes.c_void_p)]
+        advapi32.OpenProcessToken.argtypes = [wintypes.HANDLE, wintypes.DWORD, ctypes.POINTER(wintypes.HANDLE)]
+        advapi32.GetTokenInformation.argtypes = [wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p,
+                                                 wintypes.DWORD, ctypes.POINTER(wintypes.DWORD)]
+        kernel32.GetCurrentProcess.restype = wintypes.HANDLE
+        kernel32.LocalFree.argtypes = [ctypes.c_void_p]
+        kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+
+        def sid_string(sid: int) -> str:
+            text = wintypes.LPWSTR()
+            if not advapi32.ConvertSidToStringSidW(sid, ctypes.byref(text)):
+                raise ctypes.WinError(ctypes.get_last_error())
+            try:
+                return text.value or ""
+            finally:
+                kernel32.LocalFree(ctypes.cast(text, ctypes.c_void_p))
+
+        owner, dacl, descriptor = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION, DACL_SECURITY_INFORMATION = 1, 0x1, 0x4
+        error = advapi32.GetNamedSecurityInfoW(path, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION,
+                                               ctypes.byref(owner), None, ctypes.byref(dacl), None,
+                                               ctypes.byref(descriptor))
+        if error:
+            return f"cannot be checked for its owner and access list (Windows error {error})"
+        try:
+            aces = None
+            if dacl.value:
+                count = ctypes.c_ushort.from_address(dacl.value + 4).value  # ACL: rev, sbz1, size, AceCount
+                aces = []
+                for index in range(count):
+                    ace = ctypes.c_void_p()
+                    if not advapi32.GetAce(dacl, index, ctypes.byref(ace)):
+                        raise ctypes.WinError(ctypes.get_last_error())
+                    ace_type = ctypes.c_ubyte.from_address(ace.value).value  # ACE_HEADER.AceType
+                    flags = ctypes.c_ubyte.from_address(ace.value + 1).value  # ACE_HEADER.AceFlags
+                    mask = ctypes.c_uint32.from_address(ace.value + 4).value  # after the 4-byte header
+                    sid = sid_string(ace.value + 8) if ace_type in ALLOWED_TYPES else ""
+                    aces.append((ace_type, flags, mask, sid))
+            return acl_problem(sid_string(owner.value), _current_user(advapi32, kernel32, sid_string), aces)
+        finally:
+            kernel32.LocalFree(descriptor)
+
+
+    def _current_user(advapi32, kernel32, sid_string) -> str:  # type: ignore[no-untyped-def]
+        """The SID of the user this process runs as, from its token (TOKEN_USER)."""
+        import ctypes
+        from ctypes import wintypes
+
+        TOKEN_QUERY, TOKEN_USER_CLASS = 0x8, 1
+        token = wintypes.HANDLE()
+        if not advapi32.OpenProcessToken(kernel32.GetCurrentProcess(), TOKEN_QUERY, ctypes.byref(token)):
             raise ctypes.WinError(ctypes.get_last_error())
         try:
-            return text.value or ""
+            size = wintypes.DWORD()
+            advapi32.GetTokenInformation(token, TOKEN_USER_CLASS, None, 0, ctypes.byref(size))
+            buffer = ctypes.create_string_buffer(size.value)
+            if not advapi32.GetTokenInformation(token, TOKEN_USER_CLASS, buffer, size, ctypes.byref(size)):
+                raise ctypes.WinError(ctypes.get_last_error())
+            return sid_string(ctypes.c_void_p.from_buffer(buffer).value)  # TOKEN_USER.User.Sid
         finally:
-            kernel32.LocalFree(ctypes.cast(text, ctypes.c_void_p))
-
-    owner, dacl, descriptor = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-    SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION, DACL_SECURITY_INFORMATION = 1, 0x1, 0x4
-    error = advapi32.GetNamedSecurityInfoW(path, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION,
-                                           ctypes.byref(owner), None, ctypes.byref(dacl), None,
-                                           ctypes.byref(descriptor))
-    if error:
-        return f"cannot be checked for its owner and access list (Windows error {error})"
-    try:
-        aces = None
-        if dacl.value:
-            count = ctypes.c_ushort.from_address(dacl.value + 4).value  # ACL: rev, sbz1, size, AceCount
-            aces = []
-            for index in range(count):
-                ace = ctypes.c_void_p()
-                if not advapi32.GetAce(dacl, index, ctypes.byref(ace)):
-                    raise ctypes.WinError(ctypes.get_last_error())
-                ace_type = ctypes.c_ubyte.from_address(ace.value).value  # ACE_HEADER.AceType
-                flags = ctypes.c_ubyte.from_address(ace.value + 1).value  # ACE_HEADER.AceFlags
-                mask = ctypes.c_uint32.from_address(ace.value + 4).value  # after the 4-byte header
-                sid = sid_string(ace.value + 8) if ace_type in ALLOWED_TYPES else ""
-                aces.append((ace_type, flags, mask, sid))
-        return acl_problem(sid_string(owner.value), _current_user(advapi32, kernel32, sid_string), aces)
-    finally:
-        kernel32.LocalFree(descriptor)
-
-
-def _current_user(advapi32, kernel32, sid_string) -> str:  # type: ignore[no-untyped-def]
-    """The SID of the user this process runs as, from its token (TOKEN_USER)."""
-    import ctypes
-    from ctypes import wintypes
-
-    TOKEN_QUERY, TOKEN_USER_CLASS = 0x8, 1
-    token = wintypes.HANDLE()
-    if not advapi32.OpenProcessToken(kernel32.GetCurrentProcess(), TOKEN_QUERY, ctypes.byref(token)):
-        raise ctypes.WinError(ctypes.get_last_error())
-    try:
-        size = wintypes.DWORD()
-        advapi32.GetTokenInformation(token, TOKEN_USER_CLASS, None, 0, ctypes.byref(size))
-        buffer = ctypes.create_string_buffer(size.value)
-        if not advapi32.GetTokenInformation(token, TOKEN_USER_CLASS, buffer, size, ctypes.byref(size)):
-            raise ctypes.WinError(ctypes.get_last_error())
-        return sid_string(ctypes.c_void_p.from_buffer(buffer).value)  # TOKEN_USER.User.Sid
-    finally:
-        kernel32.CloseHandle(token)
+            kernel32.CloseHandle(token)
