@@ -134,18 +134,10 @@ def uninstall_main(argv: List[str]) -> int:
     return _guarded("uninstall", _uninstall, argv)
 
 
-def tolerant_output() -> None:
-    """Print any path even on a console whose code page lacks its characters (Windows),
-    instead of failing the whole install over one unprintable letter."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-        except (AttributeError, ValueError):
-            pass
-
-
 def _guarded(command: str, run, argv: List[str]) -> int:
-    tolerant_output()
+    from lichhook.textout import tolerant_stdio
+
+    tolerant_stdio()
     try:
         return run(argv)
     except ConfigError as exc:

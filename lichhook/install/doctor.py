@@ -44,9 +44,9 @@ def main(argv: List[str]) -> int:
     if argv:
         sys.stderr.write(f"doctor takes no arguments (got {' '.join(argv)}); run: python3 lichhook.pyz doctor\n")
         return 2
-    from lichhook.install.cli import tolerant_output
+    from lichhook.textout import tolerant_stdio
 
-    tolerant_output()
+    tolerant_stdio()
     try:
         return _doctor(Env(), sys.stdout)
     except ConfigError as exc:
