@@ -366,7 +366,7 @@ def test_crushrc_block_when_the_user_writes_crushrc(run, home):
 
 def test_js_modules_installed_with_baked_paths(run, home, tmp_path):
     agent = tmp_path / "agent dir"
-    env = {"OMP_CODING_AGENT_DIR": str(agent)}
+    env = {"PI_CODING_AGENT_DIR": str(agent)}
     ok(run("install", "opencode", "omp", env=env))
     for module in (home / ".config" / "opencode" / "plugins" / "lichhook.js", agent / "extensions" / "lichhook.js"):
         text = module.read_text()

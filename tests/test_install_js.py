@@ -75,7 +75,7 @@ def drive(tmp_path: Path, driver: str, args: list, env: dict) -> dict:
 @pytest.fixture
 def installed(run, home, tmp_path):
     agent = tmp_path / "omp agent"
-    result = run("install", "opencode", "omp", env={"OMP_CODING_AGENT_DIR": str(agent)})
+    result = run("install", "opencode", "omp", env={"PI_CODING_AGENT_DIR": str(agent)})
     assert result.returncode == 0, result.stderr
     return {"opencode": home / ".config" / "opencode" / "plugins" / "lichhook.js",
             "omp": agent / "extensions" / "lichhook.js"}
@@ -125,7 +125,7 @@ def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path
     python.parent.mkdir()
     python.symlink_to(sys.executable)
     agent = tmp_path / "agent"
-    result = run("install", "opencode", "omp", env={"OMP_CODING_AGENT_DIR": str(agent)}, python=str(python))
+    result = run("install", "opencode", "omp", env={"PI_CODING_AGENT_DIR": str(agent)}, python=str(python))
     assert result.returncode == 0, result.stderr
     python.unlink()
     env = dict(base_env, **lich_env(standin))
