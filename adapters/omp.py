@@ -1,4 +1,6 @@
-"""omp (oh-my-pi): a small JS extension forwards ``session_start`` and ``session_switch``.
+"""omp (oh-my-pi): a small JS extension forwards ``session_start``, ``session_switch``
+(``/new``, ``/resume``, ``/fork``) and ``session_branch`` (``/branch``, which continues in a
+new session file with an id of its own).
 
 omp's events carry no id, so the extension reads the session manager and writes
 ``{"type": <event>, "session_id": <id>, "session_file": <path or null>,
@@ -8,8 +10,8 @@ omp's ``task`` sub-agents run the parent's extensions and start sessions of thei
 which belong to the parent's card and are never reported. omp writes a sub-agent's
 session to ``<parent file without .jsonl>/<agent>.jsonl`` and puts the parent's file
 path in its header's ``parentSession`` (omp 18.2.3, ``task/executor.ts``). Every other
-session is reported: a fork's ``parentSession`` is the parent's id, and a branch made
-with ``/tree`` names the parent's file but sits beside it, not inside its folder.
+session is reported: a fork's ``parentSession`` is the parent's id, and a ``/branch``
+names the parent's file but sits beside it, not inside its folder.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 from lichhook.adapter import Adapter
 from lichhook.adapters._fields import string_at
 
-EVENTS = ("session_start", "session_switch")
+EVENTS = ("session_start", "session_switch", "session_branch")
 
 
 def is_sub_agent(session_file: object, parent_session: object) -> bool:

@@ -92,7 +92,7 @@ SUB_AGENT = {"type": "session_start", "session_id": "01a22ec1-9c13-710d-9244-342
 FORK = {"type": "session_switch", "session_id": "01a22ec2-0000-7000-8000-000000000001",
         "session_file": f"{SESSIONS}/2026-11-30T23-20-00-000Z_01a22ec2-0000-7000-8000-000000000001.jsonl",
         "parent_session": "01a22ec1-97b2-7095-8c31-d3e20ad35509"}
-BRANCH = {"type": "session_switch", "session_id": "01a22ec3-0000-7000-8000-000000000002",
+BRANCH = {"type": "session_branch", "session_id": "01a22ec3-0000-7000-8000-000000000002",
           "session_file": f"{SESSIONS}/2026-11-30T23-21-00-000Z_01a22ec3-0000-7000-8000-000000000002.jsonl",
           "parent_session": f"{SESSIONS}/{SUB_TASK_DIR}.jsonl"}
 NESTED = dict(SUB_AGENT, session_id="01a22ec4-0000-7000-8000-000000000003",

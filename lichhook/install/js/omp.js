@@ -1,5 +1,5 @@
 // lichhook for omp (oh-my-pi). Added by `lichhook install omp`; `lichhook uninstall omp` removes it.
-// When a session starts or omp switches to another one (/new, /resume, /fork) inside lich, this
+// When a session starts or omp moves to another one (/new, /resume, /fork, /branch) inside lich, this
 // runs lichhook with {"type", "session_id", "session_file", "parent_session"} on stdin; lichhook
 // leaves out a task sub-agent's session (omp runs extensions there too). Outside lich it
 // subscribes to nothing.
@@ -57,4 +57,5 @@ export default function lichhook(pi) {
   if (!insideLich() || !pi || typeof pi.on !== "function") return;
   pi.on("session_start", reporter("session_start"));
   pi.on("session_switch", reporter("session_switch"));
+  pi.on("session_branch", reporter("session_branch"));
 }
