@@ -250,10 +250,12 @@ def test_codex_hooks_and_mcp_block(run, home):
     (codex / "hooks.json").write_text(json.dumps({"hooks": {"SessionStart": [user_hook]}}, indent="\t"))
     (codex / "config.toml").write_text(USER_TOML)
     out = ok(run("install", "codex")).stdout.decode()
-    assert "/hooks" in out  # the trust note
+    assert "/hooks" in out and "Trust all and continue" in out  # the trust note
 
     hooks = load(codex / "hooks.json")["hooks"]["SessionStart"]
-    assert hooks == [user_hook, {"hooks": [{"type": "command", "command": sh(home, "codex"), "timeout": 5}]}]
+    assert hooks == [user_hook, {"hooks": [{"type": "command", "command": sh(home, "codex"), "timeout": 5},
+                                           {"type": "command", "command": sh(home, "codex-waits", "session-start"),
+                                            "timeout": 5}]}]
     assert (codex / "hooks.json").read_text().startswith('{\n\t"hooks"')  # tabs kept
 
     import tomllib
@@ -648,4 +650,4 @@ def test_doctor_finds_no_problem_in_a_windows_registration_that_names_python_twi
     assert str(short) in load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]["commandWindows"]
     problems: list = []
     doctor._check(Codex(env), target, env, io.StringIO(), problems)
-    assert problems == []
+    assert [p for p in problems if "Codex does not run" not in p[1]] == []  # trust aside: nobody trusted it
