@@ -288,7 +288,8 @@ class Codex(Harness):
         """Trust every new or changed hook as a user does: start the TUI and choose "Trust all
         and continue" when it asks. Returns the trust records Codex wrote."""
         before = self.hook_trust(sandbox)
-        with sandbox.tui(["codex"], lich=False) as tui:
+        # --no-daemon: otherwise the TUI starts a shared app server that outlives it.
+        with sandbox.tui(["codex", "--no-daemon"], lich=False) as tui:
             tui.wait_for(r"Hooks need review", timeout)
             tui.send("2")  # "2. Trust all and continue"
             time.sleep(0.5)
