@@ -651,3 +651,24 @@ def test_doctor_finds_no_problem_in_a_windows_registration_that_names_python_twi
     problems: list = []
     doctor._check(Codex(env), target, env, io.StringIO(), problems)
     assert [p for p in problems if "Codex does not run" not in p[1]] == []  # trust aside: nobody trusted it
+
+
+# -- opencode's own npm install --------------------------------------------------------------
+
+
+def test_opencode_says_when_it_will_install_its_plugin_package_first(run, home):
+    out = ok(run("install", "opencode")).stdout.decode()
+    folder = home / ".config" / "opencode"
+    assert (f"note: opencode installs @opencode-ai/plugin into {folder} before it loads any plugin, and that "
+            "folder has no node_modules") in out and "every start waits about 70 s" in out
+    assert f"note: opencode installs @opencode-ai/plugin into {folder}" in run("doctor").stdout.decode()
+    # what opencode leaves once its install succeeded: node_modules, and a lock naming the package
+    (folder / "node_modules").mkdir()
+    (folder / "package.json").write_text('{"dependencies": {"@opencode-ai/plugin": "1.18.33", "zod": "4"}}')
+    (folder / "package-lock.json").write_text('{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}}}')
+    assert "has no package-lock.json entry for zod" in run("doctor").stdout.decode()
+    (folder / "package-lock.json").write_text(
+        '{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33", "zod": "4"}}}}')
+    doctor = run("doctor")
+    assert "@opencode-ai/plugin" not in doctor.stdout.decode()
+    assert "problem: opencode" not in doctor.stdout.decode()  # a note, never a problem

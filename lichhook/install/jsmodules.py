@@ -89,6 +89,22 @@ class Opencode(JsModuleHarness):
     def module_path(self) -> str:
         return os.path.join(self.config_dir(), "plugins", "lichhook.js")
 
+    def _npm_note(self) -> Optional[str]:
+        reason = opencode_install_pending(self.config_dir())
+        if reason is None:
+            return None
+        return (f"opencode installs {OPENCODE_PLUGIN_PACKAGE} into {self.config_dir()} before it loads any plugin, "
+                f"and that folder {reason}: with the npm registry reachable its next start takes a few seconds "
+                "longer, once; without one every start waits about 70 s (see docs/install.md, opencode)")
+
+    def notes(self, target: Target) -> List[str]:
+        note = self._npm_note()
+        return [note] if note else []
+
+    def checks(self, target: Target) -> List[tuple]:
+        note = self._npm_note()
+        return [(f"note: {note}", None, None)] if note else []
+
 
 class Omp(JsModuleHarness):
     name = "omp"
@@ -191,3 +207,44 @@ def omp_agent_dir(environ: Mapping[str, str], home: str, windows: bool = False) 
         if not (overridden and override == _join(windows, root, "profiles", overridden, "agent")):
             return os.path.abspath(override)
     return _join(windows, root, "agent")
+
+
+# -- what opencode installs before it loads a plugin -------------------------------------------
+# opencode 1.18.33 runs ``Npm.install(<config folder>, add @opencode-ai/plugin)`` for each of
+# its config folders and, when any plugin is configured, waits for it before loading them.
+# The install does nothing when the folder cannot be written, or when it has node_modules
+# and its package-lock.json lists every dependency package.json names and the plugin package.
+
+OPENCODE_PLUGIN_PACKAGE = "@opencode-ai/plugin"
+_DEPENDENCY_KINDS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+
+
+def _names(manifest: object) -> set:
+    if not isinstance(manifest, dict):
+        return set()
+    return {name for kind in _DEPENDENCY_KINDS if isinstance(manifest.get(kind), dict) for name in manifest[kind]}
+
+
+def _json_or_empty(path: str) -> object:
+    try:
+        raw = files.read(path)
+        return json.loads(raw.decode("utf-8")) if raw is not None else {}
+    except (jsonmerge.ConfigError, ValueError):
+        return {}
+
+
+def opencode_install_pending(folder: str) -> Optional[str]:
+    """Why opencode will run an npm install in its config ``folder`` at its next start,
+    or None when it will not."""
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        return None
+    if not os.path.isdir(os.path.join(folder, "node_modules")):
+        return "has no node_modules"
+    lock = _json_or_empty(os.path.join(folder, "package-lock.json"))
+    packages = lock.get("packages") if isinstance(lock, dict) else None
+    root = packages.get("") if isinstance(packages, dict) else None
+    wanted = _names(_json_or_empty(os.path.join(folder, "package.json"))) | {OPENCODE_PLUGIN_PACKAGE}
+    missing = sorted(wanted - _names(root))
+    if not missing:
+        return None
+    return f"has no package-lock.json entry for {', '.join(missing)}"
