@@ -208,3 +208,19 @@ def test_a_symlinked_codex_home_is_keyed_by_its_real_path(run, home, tmp_path):
             f.write(f'\n[hooks.state."{real}/hooks.json:session_start:0:{i}"]\ntrusted_hash = "{expected_hash(h["command"])}"\n')
     lines = trust_lines(run("doctor", env=env).stdout.decode())
     assert all(line.endswith("trusted by Codex") for line in lines.values()), lines
+
+
+def test_a_standing_approval_of_the_tool_is_kept_by_install_and_removed_with_the_server(run, home, tmp_path):
+    run("install", "codex")
+    config = home / ".codex" / "config.toml"
+    approval = '\n[mcp_servers.lichhook.tools.claude_code_wait]\napproval_mode = "approve"\n'
+    original = config.read_text()
+    config.write_text(original + approval + '\n[tui]\nscreen_reader_detection_done = true\n')
+    other = tmp_path / "python3"
+    other.symlink_to(sys.executable)
+    run("install", "codex", python=str(other))
+    text = config.read_text()
+    assert approval in text and f'command = "{other}"' in text
+    assert "'tools' added" in run("doctor").stdout.decode()
+    run("uninstall", "codex")
+    assert "mcp_servers" not in config.read_text() and "[tui]" in config.read_text()
