@@ -190,12 +190,23 @@ def _install(argv: List[str]) -> int:
         if any(p.changed for p in applied):
             for note in h.notes(target):
                 out.write(f"note: {note}\n")
+        for _, problem, fix in _checks(h, target):
+            if problem:
+                out.write(f"note: {problem}. To run it: {fix}.\n")
     for h, errors in failed:
         for e in errors:
             sys.stderr.write(f"lichhook install: {h.name}: {e}\n")
     if skipped:
         _report_skipped("install", skipped, True)
     return 1 if skipped or failed else 0
+
+
+def _checks(h, target: Target) -> list:
+    """The harness's own view of what install wrote (nothing when it cannot be read)."""
+    try:
+        return h.checks(target)
+    except ConfigError:
+        return []
 
 
 def _uninstall(argv: List[str]) -> int:

@@ -117,6 +117,16 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
         if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
             problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                              _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
+    if ours:
+        try:
+            checks = h.checks(target)
+        except ConfigError as exc:
+            checks = []
+            problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
+        for line, problem, fix in checks:
+            out.write(f"  {line}\n")
+            if problem:
+                problems.append((h.name, problem, fix))
     # Would an install change anything? Then the registration is incomplete or stale. An
     # install changes only lichhook's own words in an entry and keeps what the user added,
     # so a customised entry is not stale, and the fix below never discards additions.

@@ -108,6 +108,11 @@ class Harness:
         """Sentences to print after an install changed something."""
         return []
 
+    def checks(self, target: Target) -> List[tuple]:
+        """(line, problem or None, fix) about the harness's own state of lichhook's
+        entries (Codex: whether it trusts them), for doctor and after every install."""
+        return []
+
 
 # -- JSON configs -------------------------------------------------------------------------
 
