@@ -57,7 +57,7 @@ def main(argv: List[str]) -> int:
 
 def run(extra: List[str], environ: Mapping[str, str]):
     from lichhook.claude_code import Outcome, choose_folder
-    from lichhook.claude_code.mirror import MirrorError, load_session, store_problem
+    from lichhook.claude_code.session_start import read_records
     from lichhook.ids import BadId, wait_session_id
     from lichhook.payload import PayloadError, parse_payload, read_stdin
 
@@ -75,20 +75,7 @@ def run(extra: List[str], environ: Mapping[str, str]):
     except (PayloadError, BadId) as exc:
         outcome.notice(f"{FAILED}: {exc}")
         return outcome
-    problems = []
-    own = None
-    if folder.explicit and not os.path.isdir(folder.path):
-        problems.append(f"the waits folder {folder.path} does not exist")
-    else:
-        try:
-            own = load_session(folder.path, session)
-        except MirrorError as exc:
-            problems.append(str(exc))
-    broken = store_problem(folder.path)
-    if broken:
-        problems.append("the waits tool refuses every call until the waits store is mended: " + broken)
-    for problem in problems:
-        outcome.notice(f"lichhook SessionStart hook could not read all the waits records: {problem}")
+    own, _, problems = read_records(folder, session, outcome, with_index=False)
     name, waits = (own.name, own.waits) if own else (None, [])
     outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart",
                                           "additionalContext": context(session, name, waits, problems)}}

@@ -24,6 +24,16 @@ MAX_CONTEXT = 9000
 
 def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
     outcome = Outcome()
+    own, names, problems = read_records(folder, session, outcome)
+    text = context(session, payload.get("source"), own, names, folder, program(), problems)
+    outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return outcome
+
+
+def read_records(folder: Folder, session: str, outcome: Outcome, with_index: bool = True) -> tuple:
+    """(the session's own waits or None, the index's names, the problems met), read from
+    the mirrors only; each problem is also noticed on ``outcome`` for the operator. Every
+    SessionStart hook over the waits (Claude Code's, Codex's) reads them this way."""
     own = None
     names: list = []
     problems: list = []
@@ -43,7 +53,7 @@ def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
             except (MirrorError, FolderRefused) as exc:
                 problems.append(str(exc))
             try:
-                names, skipped = waits.index_names()
+                names, skipped = waits.index_names() if with_index else ([], 0)
                 if skipped:
                     problems.append(f"{waits.index_path()} has {skipped} "
                                     + ("entry" if skipped == 1 else "entries")
@@ -57,9 +67,7 @@ def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
         broken = "the wait commands are refused until the waits store is mended: " + broken
         outcome.notice(f"lichhook SessionStart hook: {broken}")
         problems.append(broken)
-    text = context(session, payload.get("source"), own, names, folder, program(), problems)
-    outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    return outcome
+    return own, names, problems
 
 
 def _exists(path: str) -> bool:
