@@ -29,7 +29,10 @@ def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECOND
     if sys.platform == "win32":
         chunks = _read_in_thread(fd, limit, deadline)
     else:
-        chunks = _read_with_select(fd, limit, deadline)
+        from lichhook.coldstart import read_until  # the select loop below, without importing select
+
+        found = read_until(fd, limit, deadline, _whole_object)
+        chunks = found if found is not None else _read_with_select(fd, limit, deadline)
     data = b"".join(chunks)
     if len(data) > limit:
         raise PayloadError(f"stdin is larger than {limit} bytes")

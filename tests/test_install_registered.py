@@ -18,7 +18,7 @@ import pytest
 from lichhook import archive
 from testkit.archive import installed_copy
 from testkit.constants import ROOT
-from testkit.environment import lich_env
+from testkit.environment import lich_env, shadowing_project
 
 PY = os.path.abspath(sys.executable)
 FLAGS = ["-I", "-S"]
@@ -160,25 +160,6 @@ def test_a_new_lichhook_is_given_to_every_python_that_runs_one(run, home, tmp_pa
 
 # -- isolated from the caller's environment ------------------------------------------------
 
-SHADOW = """
-import os
-with open(os.path.join({markers!r}, {name!r}), "w") as f:
-    f.write("ran")
-raise ImportError("the project's {name} ran inside lichhook")
-"""
-
-
-def project_shadowing_the_standard_library(folder: Path) -> tuple:
-    """(project folder, marker folder): a project whose select.py, json.py, _socket.py and
-    fcntl.py each leave a marker when imported."""
-    project, markers = folder / "project", folder / "markers"
-    project.mkdir()
-    markers.mkdir()
-    for name in ("select", "json", "_socket", "fcntl"):
-        (project / f"{name}.py").write_text(SHADOW.format(markers=str(markers), name=name))
-    return project, markers
-
-
 def run_line(command: str, env: dict, cwd: Path, stdin: bytes) -> subprocess.CompletedProcess:
     return subprocess.run(["sh", "-c", command], input=stdin, env=env, cwd=str(cwd), capture_output=True, timeout=30)
 
@@ -186,7 +167,7 @@ def run_line(command: str, env: dict, cwd: Path, stdin: bytes) -> subprocess.Com
 def test_a_projects_python_path_never_runs_inside_the_registered_hooks(run, home, base_env, standin, tmp_path):
     ok(run("install", "claude"))
     commands = claude_commands(home)
-    project, markers = project_shadowing_the_standard_library(tmp_path)
+    project, markers = shadowing_project(tmp_path)
     env = dict(base_env, PYTHONPATH=str(project), **lich_env(standin))
     payload = b'{"session_id": "s-isolated", "hook_event_name": "SessionStart", "source": "startup"}'
 
