@@ -4,7 +4,7 @@ omp's events carry no id, so the extension reads ``ctx.sessionManager.getSession
 and writes ``{"type": <event>, "session_id": <id>}`` on stdin.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import Adapter
 from lichhook.adapters._fields import string_at

@@ -1,6 +1,6 @@
 """Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 import sys
@@ -15,7 +15,7 @@ class PayloadError(ValueError):
 
 
 def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS,
-               deadline: float | None = None) -> bytes:
+               deadline: "float | None" = None) -> bytes:
     """Read stdin until EOF, a whole JSON object, the time bound or more than ``limit``
     bytes, whichever comes first.
 
