@@ -311,8 +311,9 @@ def slow_site_venv(base: str, folder: Path) -> Interpreter:
 
 
 def registered(python: str, pyz: Path, data: Path):
-    """The install ``python`` would make: its copy of ``pyz``, compiled by it, at the path
-    install gives it under ``data``, and the Target every registration names."""
+    """The install ``python`` would make: its copy of ``pyz``, compiled by it (the complete
+    archive and its hooks archive), where install puts it under ``data``, and the Target
+    every hook registration names."""
     from lichhook.archive import interpreter_magic
     from lichhook.install import stable
     from lichhook.install.target import Target
@@ -320,10 +321,8 @@ def registered(python: str, pyz: Path, data: Path):
     magic = interpreter_magic(python)
     if magic is None:
         raise SystemExit(f"coldstart: {python} cannot be run")
-    copy = Path(stable.archive_for(magic, str(data)))
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    copy.write_bytes(stable.prepared_for(python, str(pyz)))
-    return Target(python, str(copy), windows=False)
+    stable.copy_archive(stable.prepared_for(python, str(pyz)), stable.archive_for(magic, str(data)))
+    return Target(python, stable.hooks_for(magic, str(data)), windows=False)
 
 
 def registered_commands(target) -> dict:

@@ -108,16 +108,33 @@ def _write_atomically(data: bytes, out: Path) -> None:
 
 def read_archive(archive: Path) -> tuple[bytes, dict[str, bytes]]:
     """The shebang line (or b"") and every member of ``archive``."""
-    data = Path(archive).read_bytes()
+    return members(Path(archive).read_bytes())
+
+
+def members(data: bytes) -> tuple[bytes, dict[str, bytes]]:
+    """The shebang line (or b"") and every member of the archive whose bytes are ``data``."""
     shebang = data[: data.index(b"\n") + 1] if data.startswith(b"#!") and b"\n" in data else b""
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         return shebang, {name: zf.read(name) for name in zf.namelist() if not name.endswith("/")}
 
 
-def _stamp(archive: Path) -> tuple[int, int, int, int, int, int] | None:
-    with zipfile.ZipFile(archive) as zf:
+def _stamp(archive: Path | bytes) -> tuple[int, int, int, int, int, int] | None:
+    source = io.BytesIO(archive) if isinstance(archive, bytes) else archive
+    with zipfile.ZipFile(source) as zf:
         infos = zf.infolist()
     return infos[0].date_time if infos else None
+
+
+def hooks_archive(complete: bytes) -> bytes:
+    """The hooks archive of the archive whose bytes are ``complete``: the same format,
+    shebang and member times, holding only the members lichhook.coldstart.HOOK_MEMBERS
+    names (what hooks and wait ops import); it reaches the rest in the complete archive
+    beside it."""
+    from lichhook.coldstart import HOOK_MEMBERS
+
+    shebang, files = members(complete)
+    hot = {name: data for name, data in files.items() if name.startswith(HOOK_MEMBERS)}
+    return archive_bytes(hot, shebang, _stamp(complete))
 
 
 def recompiled(archive: Path) -> bytes:

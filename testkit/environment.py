@@ -53,13 +53,13 @@ with open(os.path.join({markers!r}, {name!r}), "w") as f:
     f.write("ran")
 raise ImportError("the project's {name} ran inside lichhook")
 """
-SHADOWED = ("select", "json", "_socket", "fcntl")
+SHADOWED = ("select", "json", "_json", "_socket", "fcntl")
 
 
 def shadowing_project(folder: Path) -> "tuple[Path, Path]":
-    """(project, markers): ``folder/project`` holds a ``select.py``, ``json.py``,
-    ``_socket.py`` and ``fcntl.py`` that each leave a file in ``folder/markers`` when a
-    Python started with that project on ``PYTHONPATH`` (or in it) imports them."""
+    """(project, markers): ``folder/project`` holds modules named like the standard
+    library's that hooks import (SHADOWED), each leaving a file in ``folder/markers`` when
+    a Python started with that project on ``PYTHONPATH`` (or in it) imports it."""
     project, markers = folder / "project", folder / "markers"
     project.mkdir(exist_ok=True)
     markers.mkdir()

@@ -264,7 +264,8 @@ def test_indented_dumps_match_json(value):
 
 # The modules the no-op path imports: they skip ``from __future__ import annotations``.
 NO_FUTURE = ["lichhook.cli", "lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.paths",
-             "lichhook.coldstart", "lichhook.coldstart.fastjson"]
+             "lichhook.coldstart", "lichhook.coldstart.fastjson", "lichhook.adapter", "lichhook.payload", "lichhook.ids",
+             "lichhook.client", "lichhook.adapters._fields"]
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="evaluating 'X | None' needs Python 3.10")
@@ -273,7 +274,8 @@ def test_string_annotations_mean_what_the_plain_ones_would(name):
     # Each string annotation must evaluate, in its module with the names it imports only
     # for type checkers, to a real type: what mypy checks and `from __future__` would keep.
     module = import_module(name)
-    names = dict(vars(module), **{n: getattr(typing, n) for n in ("Mapping", "NoReturn", "Callable", "List", "Optional")})
+    names = dict(vars(module), **{n: getattr(typing, n) for n in ("Any", "Mapping", "NoReturn", "Callable", "List",
+                                                                   "Optional")})
     functions = [f for f in vars(module).values() if callable(f) and getattr(f, "__module__", None) == name]
     functions += [m for c in vars(module).values() if isinstance(c, type) and c.__module__ == name
                   for m in vars(c).values() if callable(m)]
@@ -413,7 +415,7 @@ def modules_loaded(pyz, env, *args, stdin=b""):
 
 CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.paths"}
 NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters"}
-REPORT = NO_OP | {"__future__", "_json", "_socket", "lichhook._version", "lichhook.client",
+REPORT = NO_OP | {"_json", "_socket", "lichhook._version", "lichhook.client",
                   "lichhook.coldstart.fastjson", "lichhook.ids", "lichhook.payload", "lichhook.adapters.claude",
                   "lichhook.adapters._fields", "lichhook.adapter"}
 CLAUDE_CODE = CORE | {"__future__", "_json", "lichhook.claude_code", "lichhook.claude_code.commands",
@@ -460,3 +462,93 @@ def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, f
         assert len(server.requests) == 1
     if command == "no-op":
         assert "lichhook.adapters.antigravity" not in loaded and "__future__" not in loaded
+
+
+# --- the hooks archive: what hot commands import, the rest beside it ---------------------------
+
+
+def test_the_hooks_archive_holds_every_module_a_hot_command_imports():
+    from lichhook.coldstart import HOOK_MEMBERS
+
+    for command, allowed in ALLOWED.items():
+        for name in sorted(n for n in allowed if n.startswith("lichhook")):
+            member = name.replace(".", "/")
+            assert (member + ".pyc").startswith(HOOK_MEMBERS) or (member + "/__init__.pyc").startswith(HOOK_MEMBERS), \
+                (command, name)
+
+
+@pytest.fixture
+def copy_folder(pyz, tmp_path):
+    """A folder as install makes it: the complete archive and its hooks archive."""
+    from pathlib import Path
+
+    from lichhook.archive import hooks_archive
+
+    folder = tmp_path / "data" / "py3.x"
+    folder.mkdir(parents=True)
+    (folder / "lichhook.pyz").write_bytes(Path(pyz).read_bytes())
+    (folder / "hooks.pyz").write_bytes(hooks_archive(Path(pyz).read_bytes()))
+    return folder
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("command", sorted(ALLOWED))
+def test_hot_commands_run_from_the_hooks_archive_alone(copy_folder, base_env, tmp_path, fault_server, command):
+    env = dict(base_env, LICHHOOK_NODE="node")
+    waits = tmp_path / "waits"
+    commands = hot_commands(waits)
+    hooks = copy_folder / "hooks.pyz"
+    if command in ("wait list", "stop", "session-start"):
+        subprocess.run([sys.executable, str(hooks)] + commands["wait add"][0], env=env, check=True, capture_output=True)
+    if command == "report":
+        env.update(lich_env_for(fault_server()))
+    args, stdin = commands[command]
+    probe = PROBE.replace('" ".join(sorted(set(sys.modules) - before))',
+                          '" ".join(sorted(str(getattr(sys.modules[m], "__file__", "")) for m in set(sys.modules) - before))')
+    done = subprocess.run([sys.executable, "-c", probe, str(hooks), *args], input=stdin, env=env,
+                          capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr.decode()
+    (line,) = [l for l in done.stderr.decode().splitlines() if l.startswith("MODULES ")]
+    files = [f for f in line.split()[1:] if "lichhook" in f]
+    assert files and not [f for f in files if "lichhook.pyz" in f], files  # nothing from the complete archive
+
+
+@pytest.mark.parametrize("args,stdin,plugin", [
+    (["--version"], b"", False),
+    (["adapters"], b"", True),
+    (["kiro"], b'{"kiro_session": "k-1"}', True),
+    (["doctor"], b"", False),
+    (["mcp"], b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n', False),
+])
+def test_a_hooks_archive_runs_every_other_command_as_the_complete_archive_does(copy_folder, base_env, tmp_path,
+                                                                                fault_server, args, stdin, plugin):
+    env = dict(base_env, LICHHOOK_DEBUG="1")
+    if plugin:
+        folder = tmp_path / "plugins"
+        folder.mkdir()
+        (folder / "kiro.py").write_text(textwrap.dedent("""
+            from lichhook import hookimpl
+
+            class Kiro:
+                provider = "kiro"
+                verdict = ""
+                sample = {"kiro_session": "k-0"}
+
+                def session_id(self, payload, environ):
+                    return payload.get("kiro_session")
+
+            @hookimpl
+            def lichhook_adapters():
+                return [Kiro()]
+        """), encoding="utf-8")
+        env["LICHHOOK_PLUGIN_DIR"] = str(folder)
+    server = fault_server()
+    env.update(lich_env_for(server))
+    outcomes = []
+    for archive in ("hooks.pyz", "lichhook.pyz"):
+        done = subprocess.run([sys.executable, str(copy_folder / archive), *args], input=stdin, env=env,
+                              capture_output=True, timeout=60)
+        path = str(copy_folder / archive).encode()
+        outcomes.append((done.returncode, done.stdout.replace(path, b"ARCHIVE"), done.stderr.replace(path, b"ARCHIVE")))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] in (0, 1), outcomes[0]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit.archive import installed_copy
+from testkit.archive import installed_copy, installed_hooks
 from testkit.constants import ROOT
 from testkit.environment import lich_env
 
@@ -24,7 +24,7 @@ def stable(home: Path) -> Path:
 
 
 def sh(home: Path, *args: str) -> str:
-    return " ".join([PY, "-I", "-S", str(stable(home)), *args])
+    return " ".join([PY, "-I", "-S", str(installed_hooks(home)), *args])
 
 
 def load(path: Path):
@@ -376,7 +376,7 @@ def test_js_modules_installed_with_baked_paths(run, home, tmp_path):
     for module in (home / ".config" / "opencode" / "plugins" / "lichhook.js", agent / "extensions" / "lichhook.js"):
         text = module.read_text()
         assert f"const PYTHON = {json.dumps(PY)};" in text
-        assert f"const ARCHIVE = {json.dumps(str(stable(home)))};" in text
+        assert f"const ARCHIVE = {json.dumps(str(installed_hooks(home)))};" in text
         assert 'const FLAGS = ["-I", "-S"];' in text and "spawn(PYTHON, [...FLAGS, ARCHIVE, " in text
     assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": mcp_args(home)}}}
     ok(run("uninstall", "opencode", "omp", env=env))

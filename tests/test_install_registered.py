@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lichhook import archive
-from testkit.archive import installed_copy
+from testkit.archive import installed_copy, installed_hooks
 from testkit.constants import ROOT
 from testkit.environment import lich_env, shadowing_project
 
@@ -84,7 +84,8 @@ def test_install_gives_the_python_it_registers_a_copy_compiled_for_it(run, home,
     assert bytecode(copy) == magic != archive.bytecode_magic(run.pyz)
     assert f"with bytecode for {archive.python_of_magic(magic)}" in out
     command = claude_commands(home)["report"]
-    assert shlex.split(command)[:4] == [python, *FLAGS, str(copy)]
+    assert shlex.split(command)[:4] == [python, *FLAGS, str(installed_hooks(home, python))]
+    assert archive.bytecode_of(archive.read_archive(installed_hooks(home, python))[1]) == magic
     done = subprocess.run(["sh", "-c", command], input=b'{"session_id": "s-compiled"}',
                           env=dict(base_env, **lich_env(standin)), capture_output=True, timeout=30)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
@@ -111,9 +112,9 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     mine, theirs = installed_copy(home), installed_copy(home, other)
     assert mine != theirs and bytecode(mine) != bytecode(theirs)
     assert bytecode(theirs) == archive.interpreter_magic(other)
-    assert f" {mine} " in claude_commands(home)["stop"]
+    assert f" {installed_hooks(home)} " in claude_commands(home)["stop"]
     codex = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert shlex.split(codex) == [other, *FLAGS, str(theirs), "codex"]
+    assert shlex.split(codex) == [other, *FLAGS, str(installed_hooks(home, other)), "codex"]
     assert "verdict: no problem found" in ok(run("doctor")).stdout.decode()
 
     # Each install leaves the other Python's copy alone: nothing changes.
@@ -124,11 +125,13 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
 
     # A copy whose bytecode is not its Python's is named, with the install that mends it.
     shutil.copyfile(mine, theirs)
+    shutil.copyfile(installed_hooks(home), installed_hooks(home, other))
     doctor = run("doctor")
     assert doctor.returncode == 1
     out = doctor.stdout.decode()
     fix = f"Fix: {other} {run.pyz} install codex"
-    assert f"problem: codex: SessionStart in {home / '.codex' / 'hooks.json'}: {theirs} carries bytecode for " \
+    assert f"problem: codex: SessionStart in {home / '.codex' / 'hooks.json'}: {installed_hooks(home, other)} " \
+           f"carries bytecode for " \
            f"{archive.python_of_magic(bytecode(mine))}, but its hooks run {other}" in out and fix in out
     ok(run("install", "codex", python=other))
     assert bytecode(theirs) == archive.interpreter_magic(other)
@@ -180,14 +183,15 @@ def test_a_projects_python_path_never_runs_inside_the_registered_hooks(run, home
     assert sorted(os.listdir(markers)) == []
 
     # The same hooks as the previous release registered them, without the flags: where
-    # select is a file of the standard library (not built into the interpreter), the
-    # project's own select.py runs inside both.
-    if "select" not in sys.builtin_module_names:
+    # these modules are files of the standard library (not built into the interpreter),
+    # the project's own copies run inside both.
+    if not {"_socket", "_json"} & set(sys.builtin_module_names):
         for name in ("report", "stop"):
             unflagged = commands[name].replace(" -I -S ", " ", 1)
             run_line(unflagged, env, project, payload)
-            assert (markers / "select").exists(), name
-            (markers / "select").unlink()
+            assert os.listdir(markers), name
+            for marker in markers.iterdir():
+                marker.unlink()
 
 
 def test_an_adapter_installed_in_the_registered_venv_still_reports(pyz, home, base_env, fault_server, tmp_path):
@@ -278,15 +282,16 @@ def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz,
     assert "another lichhook archive" not in doctor
 
     out = ok(run("install", "--all")).stdout.decode()
-    copy = str(installed_copy(home))
+    copy, hooks = str(installed_copy(home)), str(installed_hooks(home))
     assert f"archive: removed {legacy} (no harness runs it any more)" in out
     for path, old in texts.items():
         new = path.read_text(encoding="utf-8")
         if path.suffix == ".js":
-            assert 'const FLAGS = ["-I", "-S"];' in new and json.dumps(copy) in new
+            assert 'const FLAGS = ["-I", "-S"];' in new and json.dumps(hooks) in new
             continue
         # Each of lichhook's words is brought up to date where it stands; the user's stay.
-        expected = (old.replace(f"{PY} {legacy}", f"{PY} -I -S {copy}")
+        # Hooks run the hooks archive, the MCP servers the complete one.
+        expected = (old.replace(f"{PY} {legacy}", f"{PY} -I -S {hooks}")
                        .replace(f'"{legacy}"', f'"-I", "-S", "{copy}"'))
         if path.suffix == ".json":
             expected = json.dumps(json.loads(expected), indent=2) + "\n"  # an array laid out like its items
@@ -313,7 +318,7 @@ def test_a_crushrc_block_of_the_previous_release_is_updated_in_place(run, home):
     (conf / "crushrc").write_text(f"set x 1\n{BEGIN}\n{hook}\n{END}\n")
     ok(run("install", "crush"))
     text = (conf / "crushrc").read_text()
-    assert text == f"set x 1\n{BEGIN}\n" + hook.replace(f"{PY} {legacy}", f"{PY} -I -S {installed_copy(home)}") \
+    assert text == f"set x 1\n{BEGIN}\n" + hook.replace(f"{PY} {legacy}", f"{PY} -I -S {installed_hooks(home)}") \
         + f"\n{END}\n"
     ok(run("uninstall", "crush"))
     assert (conf / "crushrc").read_text() == "set x 1\n"

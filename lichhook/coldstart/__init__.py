@@ -13,10 +13,12 @@ equal to that plain way:
 - resolve: a built-in adapter without pluggy when no plugin can replace it, and its
   verdict outside lich without loading its module;
 - stdin: reading stdin until a deadline without importing ``select``;
+- hooks archive: the registered hooks run an archive holding only the modules hooks and
+  wait ops import, and reach the rest in the complete archive beside it;
 - ``fastjson`` (a module of its own: the no-op path does without it): ``json.loads`` and
   ``json.dumps`` over ``_json``, without importing ``json``.
 
-The first four share this one module because every hot command needs them and each
+The first five share this one module because every hot command needs them and each
 module a command imports costs about 0.1 ms of the import machinery, whatever it holds
 (docs/performance.md measures it).
 
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
 
 def begin(short_lived: bool) -> None:
+    reach_complete_archive()
     if short_lived:
         import gc
 
@@ -251,3 +254,39 @@ def read_until(fd: int, limit: int, deadline: float,
             os.dup2(original, fd, inheritable=os.get_inheritable(fd))
             os.close(original)
     return chunks
+
+
+# --- hooks archive: the modules hooks and wait ops import, the rest beside it ------------------
+#
+# Before the first import from an archive, zipimport reads its whole table of contents,
+# about 4 us per member: 1 ms for the complete archive, most of it for modules no hook
+# imports (install, tomlkit, pluggy, the MCP server). So install puts two archives in each
+# Python's folder: the complete one (``lichhook.pyz``, which the MCP server and every
+# other command run) and a hooks archive (``hooks.pyz``) holding only the members below,
+# which the registered hooks run. Any other module a hooks run needs (a plugin's pluggy,
+# say) comes from the complete archive beside it, exactly as if it ran that one.
+
+HOOKS_ARCHIVE = "hooks.pyz"
+COMPLETE_ARCHIVE = "lichhook.pyz"
+# Archive members (prefixes) the hooks archive holds: what the hot commands import,
+# as tests/test_coldstart.py's allow-lists name it, sources and bytecode alike.
+HOOK_MEMBERS = (
+    "__main__.", "lichhook/__init__.", "lichhook/cli.", "lichhook/coldstart/", "lichhook/report.",
+    "lichhook/debug.", "lichhook/paths.", "lichhook/lichenv.", "lichhook/adapter.", "lichhook/adapters/",
+    "lichhook/payload.", "lichhook/ids.", "lichhook/client.", "lichhook/_version.", "lichhook/jsonint.",
+    "lichhook/diskio.", "lichhook/selfcmd.", "lichhook/claude_code/", "lichhook/waits/",
+)
+
+
+def reach_complete_archive() -> None:
+    """When this run started from a hooks archive, let imports find what it does not
+    hold in the complete archive beside it: lichhook's other modules, and the packages
+    vendored at the top (pluggy, platformdirs, tomlkit)."""
+    import lichhook
+
+    archive = getattr(getattr(lichhook, "__loader__", None), "archive", None)
+    if not archive or os.path.basename(archive) != HOOKS_ARCHIVE:
+        return
+    complete = os.path.join(os.path.dirname(archive), COMPLETE_ARCHIVE)
+    lichhook.__path__.append(os.path.join(complete, "lichhook"))
+    sys.path.append(complete)

@@ -170,11 +170,11 @@ def _install(argv: List[str]) -> int:
         return 0
     magic = stable.running_magic()
     dest = stable.archive_for(magic)
-    target = Target(current_python(), dest)
+    target = Target(current_python(), stable.hooks_for(magic))
     plans, skipped = _plan(chosen, target, "install")
     out = sys.stdout
     copy = bool(plans) and not stable.up_to_date(dest, source, magic)
-    compiled = f"with bytecode for {python_of_magic(magic)}"
+    compiled = f"with bytecode for {python_of_magic(magic)}, and its hooks archive {target.archive}"
     if args.dry_run:
         if plans:
             out.write(f"archive: would copy {source} to {dest}, {compiled}\n" if copy
@@ -216,7 +216,7 @@ def _uninstall(argv: List[str]) -> int:
     args = parser.parse_args(argv)
     env = Env()
     chosen = _choose(parser, args, env, detected_only=False)
-    target = Target(current_python(), stable.archive_for(stable.running_magic()))
+    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
     plans, skipped = _plan(chosen, target, "uninstall")
     out = sys.stdout
     if args.dry_run:
@@ -248,7 +248,7 @@ def copy_users(env: Env, target: Target) -> tuple:
             unknown.append(f"lichhook cannot tell whether {h.name} still runs it, as {exc}")
             continue
         for f in found:
-            copy = target.archive_of(f.archive) if f.archive else None
+            copy = target.copy_of(f.archive) if f.archive else None
             if copy:
                 users.setdefault(copy, []).append((h.name, f))
     return users, unknown
@@ -260,7 +260,8 @@ def _tend_copies(env: Env, target: Target, out, source: Optional[str] = None,
     no registration runs is removed (only once every config was read: one that cannot be
     read may still run it); after an install, a copy that one does run is brought to the
     same lichhook, compiled for the Python that runs it."""
-    copies = [c for c in stable.copies(target.root) if source is None or c != target.archive]
+    mine = target.copy_of(target.archive)
+    copies = [c for c in stable.copies(target.root) if source is None or c != mine]
     if not copies:
         return
     users, unknown = copy_users(env, target)

@@ -75,13 +75,14 @@ def main(argv: List[str]) -> int:
 
 def _doctor(env: Env, out) -> int:
     archive = stable.archive_for(stable.running_magic())
-    target = Target(current_python(), archive)
+    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
     problems: list = []
     magics = Magics()
 
     out.write("lichhook doctor\n")
     out.write(f"  python (this run):  {target.python}\n")
     out.write(f"  its archive copy:   {archive} ({_exists(archive)})\n")
+    out.write(f"  its hooks archive:  {target.archive} ({_exists(target.archive)})\n")
     for other in stable.copies(target.root):
         if other != archive:
             out.write(f"  other copy:         {other}\n")
@@ -156,7 +157,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             # each Python's registration runs the copy for its version
             magic = magics.of(python)
             if magic is not None:
-                check = Target(python, stable.archive_for(magic, target.root), target.windows, target.short_path)
+                check = Target(python, stable.hooks_for(magic, target.root), target.windows, target.short_path)
             elif python == target.python:
                 check = target
             else:

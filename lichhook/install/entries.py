@@ -379,6 +379,7 @@ def install_hooks(doc: Doc, path: str, table: Sequence[str], event: str, wanted:
 
 def install_server(doc: Doc, path: str, table: Sequence[str], name: str, wanted: Wanted,
                    target: Target, notes: List[str]) -> None:
+    target = target.server()  # a long-running server runs the complete archive
     where = (*table, name)
     node = doc.at(where)
     if node is None:

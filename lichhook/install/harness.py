@@ -231,7 +231,8 @@ def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
 
 
 def server_entry(target: Target, stdio_type: bool = True) -> entries.Wanted:
-    """An MCP server running ``<python> <archive> mcp`` over stdio."""
+    """An MCP server running ``<python> -I -S <complete archive> mcp`` over stdio."""
+    target = target.server()
     entry: Dict[str, object] = {"type": "stdio"} if stdio_type else {}
     entry.update({"command": target.python, "args": target.argv("mcp")[1:]})
     return entries.Wanted(("mcp",), entry, {"command": entries.Python(), "args": entries.Argv()})

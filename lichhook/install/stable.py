@@ -2,17 +2,22 @@
 
 An archive's bytecode serves one Python version; any other compiles every module from
 source at every run (2 to 4 times the hook's cost). So ``install`` gives the Python it
-registers a copy compiled for it, ``<data>/py3.12/lichhook.pyz``, and two harnesses
-registered with different Pythons each run a copy of their own instead of fighting over
-one (whichever install ran last would leave the other's hooks compiling at every run).
-An earlier release kept a single copy at ``<data>/lichhook.pyz``; registrations naming it
-are still lichhook's, and it is removed once nothing runs it.
+registers a copy compiled for it, in a folder of its own (``<data>/py3.12/``), and two
+harnesses registered with different Pythons each run a copy of their own instead of
+fighting over one (whichever install ran last would leave the other's hooks compiling
+at every run). The folder holds the complete archive (``lichhook.pyz``: the MCP server
+and every command run it) and its hooks archive (``hooks.pyz``, what the registered
+hooks run: lichhook.coldstart says why). An earlier release kept a single copy at
+``<data>/lichhook.pyz``; registrations naming it are still lichhook's, and it is removed
+once nothing runs it.
 """
 
 from __future__ import annotations
 
 import os
 
+from lichhook.coldstart import COMPLETE_ARCHIVE as ARCHIVE_NAME
+from lichhook.coldstart import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.install import files
 from lichhook.install.jsonmerge import ConfigError
 
@@ -22,7 +27,6 @@ if TYPE_CHECKING:
 
     from lichhook.install.ownership import Owners
 
-ARCHIVE_NAME = "lichhook.pyz"
 _UNKNOWN_PREFIX = "magic"
 
 
@@ -60,8 +64,28 @@ def running_magic() -> bytes:
 
 
 def archive_for(magic: bytes, root: Optional[str] = None) -> str:
-    """The copy registrations with a Python of ``magic`` run."""
+    """The complete archive of the copy for the Python of ``magic``."""
     return os.path.join(root or data_dir(), version_folder(magic), ARCHIVE_NAME)
+
+
+def hooks_for(magic: bytes, root: Optional[str] = None) -> str:
+    """The hooks archive of the copy for the Python of ``magic``: what its hooks run."""
+    return os.path.join(root or data_dir(), version_folder(magic), HOOKS_NAME)
+
+
+def hooks_beside(complete: str) -> Optional[str]:
+    """The hooks archive that goes with the complete archive ``complete`` (None for the
+    earlier release's single copy, which had none)."""
+    folder = os.path.dirname(complete)
+    return os.path.join(folder, HOOKS_NAME) if is_version_folder(os.path.basename(folder)) else None
+
+
+def complete_of(archive: str) -> str:
+    """The complete archive of the copy ``archive`` belongs to (itself, or the one beside a
+    hooks archive)."""
+    if os.path.basename(archive) == HOOKS_NAME:
+        return os.path.join(os.path.dirname(archive), ARCHIVE_NAME)
+    return archive
 
 
 def legacy_archive(root: Optional[str] = None) -> str:
@@ -79,20 +103,29 @@ def copies(root: Optional[str] = None) -> List[str]:
         return found
     for name in names:
         path = os.path.join(root, name, ARCHIVE_NAME)
-        if is_version_folder(name) and os.path.isfile(path):
+        if is_version_folder(name) and (os.path.isfile(path) or os.path.isfile(os.path.join(root, name, HOOKS_NAME))):
             found.append(path)
     return found
 
 
 def up_to_date(copy: str, source: str, magic: bytes) -> bool:
-    """Whether ``copy`` already is ``source`` with bytecode for the Python of ``magic``."""
+    """Whether the copy whose complete archive is ``copy`` already is ``source`` with
+    bytecode for the Python of ``magic``, with its hooks archive beside it."""
     from pathlib import Path
 
-    from lichhook.archive import serves
+    from lichhook.archive import hooks_archive, serves
 
-    if os.path.abspath(copy) == os.path.abspath(source):
+    if os.path.abspath(copy) != os.path.abspath(source):
+        if not (os.path.isfile(copy) and serves(Path(copy), Path(source), magic)):
+            return False
+    hooks = hooks_beside(copy)
+    if hooks is None:
         return True
-    return os.path.isfile(copy) and serves(Path(copy), Path(source), magic)
+    try:
+        with open(copy, "rb") as f, open(hooks, "rb") as h:
+            return h.read() == hooks_archive(f.read())
+    except OSError:
+        return False
 
 
 def prepared(source: str) -> bytes:
@@ -136,24 +169,34 @@ def prepared_for(python: str, source: str) -> bytes:
 
 
 def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> None:
-    """Put ``data`` at ``dest`` atomically, so a hook starting meanwhile runs the old copy
-    or the new one. The copy belongs to the user whose home it is in (``owners``), even
-    when root writes it."""
-    try:
-        files.write_whole(dest, data, 0o755, owners)
-    except OSError as exc:
-        raise ConfigError(f"cannot write {dest}: {exc.strerror or exc}; check that folder's permissions.")
+    """Put the complete archive ``data`` at ``dest``, then its hooks archive beside it,
+    each atomically, so a hook starting meanwhile runs the old copy or the new one. The
+    files belong to the user whose home they are in (``owners``), even when root writes them."""
+    from lichhook.archive import hooks_archive
+
+    hooks = hooks_beside(dest)
+    for path, content in ((dest, data), (hooks, hooks_archive(data) if hooks else b"")):
+        if path is None:
+            continue
+        try:
+            files.write_whole(path, content, 0o755, owners)
+        except OSError as exc:
+            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}; check that folder's permissions.")
 
 
 def remove_copy(path: str) -> Optional[str]:
-    """Delete a copy, and its version folder and the data folder when that leaves them
-    empty; None, or why it could not be deleted."""
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return exc.strerror or str(exc)
+    """Delete a copy (its complete archive ``path`` and its hooks archive), and its
+    version folder and the data folder when that leaves them empty; None, or why it
+    could not be deleted."""
+    for member in (hooks_beside(path), path):
+        if member is None:
+            continue
+        try:
+            os.remove(member)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            return exc.strerror or str(exc)
     folder = os.path.dirname(path)
     for candidate in ((folder, os.path.dirname(folder)) if is_version_folder(os.path.basename(folder)) else (folder,)):
         try:
@@ -164,6 +207,9 @@ def remove_copy(path: str) -> Optional[str]:
 
 
 def running_archive_or_none() -> Optional[str]:
+    """The complete archive this lichhook runs from (the one beside it, when it runs from
+    a hooks archive), or None when run from source."""
     from lichhook.selfcmd import running_archive
 
-    return running_archive()
+    archive = running_archive()
+    return complete_of(archive) if archive else None

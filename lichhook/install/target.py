@@ -49,8 +49,10 @@ class Target:
     registration is for (tests render Windows forms on any OS).
 
     Every archive copy lichhook installs lies in one folder (``root``): the copy for each
-    Python version in a sub-folder named for it (``stable``), or, as an earlier release
-    put it, in the folder itself. An entry naming any of them is lichhook's."""
+    Python version in a sub-folder named for it (``stable``: a complete archive and its
+    hooks archive), or, as an earlier release put it, in the folder itself. An entry
+    naming any of them is lichhook's. ``archive`` is what hooks run; ``server()`` gives
+    the target of the MCP server."""
 
     def __init__(self, python: str, archive: str, windows: bool = sys.platform == "win32",
                  short_path: Optional[Callable[[str], Optional[str]]] = None) -> None:
@@ -150,19 +152,37 @@ class Target:
         return forms
 
     def archive_of(self, word: str) -> Optional[str]:
-        """The archive copy ``word`` names, in whichever form lichhook wrote it (long or
-        short, either slash), or None when it names none of lichhook's copies."""
+        """The archive ``word`` names, in whichever form lichhook wrote it (long or short,
+        either slash), or None when it names none of lichhook's archives."""
         paths = self._paths
-        if paths.basename(word) != stable.ARCHIVE_NAME:
+        name = paths.basename(word)
+        if name not in (stable.ARCHIVE_NAME, stable.HOOKS_NAME):
             return None
         folder = paths.dirname(word)
         version = paths.basename(folder)
         roots = self._root_forms()
         if stable.is_version_folder(version) and paths.dirname(folder) in roots:
-            return paths.join(self.root, version, stable.ARCHIVE_NAME)
-        if folder in roots:
-            return paths.join(self.root, stable.ARCHIVE_NAME)
+            return paths.join(self.root, version, name)
+        if folder in roots and name == stable.ARCHIVE_NAME:
+            return paths.join(self.root, name)
         return None
+
+    def copy_of(self, word: str) -> Optional[str]:
+        """The complete archive of the copy ``word`` names (the one beside a hooks
+        archive), or None."""
+        archive = self.archive_of(word)
+        if archive is None or self._paths.basename(archive) != stable.HOOKS_NAME:
+            return archive
+        return self._paths.join(self._paths.dirname(archive), stable.ARCHIVE_NAME)
+
+    def server(self) -> "Target":
+        """The target of long-running commands (the MCP server): the complete archive of
+        this copy, which holds every module, not its hooks archive."""
+        paths = self._paths
+        if paths.basename(self.archive) != stable.HOOKS_NAME:
+            return self
+        complete = paths.join(paths.dirname(self.archive), stable.ARCHIVE_NAME)
+        return Target(self.python, complete, self.windows, self.short_path)
 
     def owns(self, text: str) -> bool:
         """Whether ``text`` (command strings joined by newlines, as an entry holds them)

@@ -85,7 +85,7 @@ def server(value: dict) -> Any:
 
 
 def _wanted(target: Target) -> dict:
-    python, *args = target.argv("mcp")
+    python, *args = target.server().argv("mcp")
     return {"command": python, "args": args}
 
 
@@ -235,6 +235,7 @@ def _encoded(text: str, path: str) -> bytes:
 
 def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Optional[bytes]:
     """The config with lichhook's server added or brought up to date."""
+    target = target.server()  # a long-running server runs the complete archive
     bom, original = decode(raw, path) if raw is not None else (b"", "")
     text = drop_legacy_markers(original)
     value = parse(text, path).unwrap()
@@ -371,6 +372,7 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
 def registration(raw: bytes, path: str, target: Target) -> Optional[tuple]:
     """(command text, python, archive, ours, additions) of ``mcp_servers.lichhook``, or
     None when absent. Raises ConfigError when the file cannot be read as TOML."""
+    target = target.server()
     bom, text = decode(raw, path)
     entry = server(parse(text, path).unwrap())
     if entry is None:
