@@ -405,8 +405,12 @@ PROBE = textwrap.dedent("""
 """)
 
 
-def modules_loaded(pyz, env, *args, stdin=b""):
-    done = subprocess.run([sys.executable, "-c", PROBE, str(pyz), *args], input=stdin, env=env,
+def modules_loaded(pyz, env, *args, stdin=b"", files=False):
+    """The modules a run loaded, or with ``files`` the files they were loaded from."""
+    probe = PROBE.replace("sorted(set(sys.modules) - before)",
+                          'sorted(str(getattr(sys.modules[m], "__file__", "")) for m in set(sys.modules) - before)') \
+        if files else PROBE
+    done = subprocess.run([sys.executable, "-c", probe, str(pyz), *args], input=stdin, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
     assert done.returncode == 0, done.stderr.decode()
     (line,) = [l for l in done.stderr.decode().splitlines() if l.startswith("MODULES ")]
@@ -443,19 +447,26 @@ def test_allow_lists_hold_nothing_heavy():
         assert not allowed & HEAVY
 
 
-@POSIX_ONLY
-@pytest.mark.parametrize("command", sorted(ALLOWED))
-def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, fault_server, command):
+def ready(archive, base_env, tmp_path, fault_server, command: str) -> tuple:
+    """(env, args, stdin, server) to run the hot ``command`` from ``archive``: the waits
+    folder holds a wait where the command reads one, and a report gets a loopback server."""
     env = dict(base_env, LICHHOOK_NODE="node")
-    waits = tmp_path / "waits"
-    commands = hot_commands(waits)
+    commands = hot_commands(tmp_path / "waits")
     if command in ("wait list", "stop", "session-start"):
-        subprocess.run([sys.executable, str(pyz)] + commands["wait add"][0], env=env, check=True, capture_output=True)
+        subprocess.run([sys.executable, str(archive)] + commands["wait add"][0], env=env, check=True,
+                       capture_output=True)
     server = None
     if command == "report":
         server = fault_server()
         env.update(lich_env_for(server))
     args, stdin = commands[command]
+    return env, args, stdin, server
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("command", sorted(ALLOWED))
+def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, fault_server, command):
+    env, args, stdin, server = ready(pyz, base_env, tmp_path, fault_server, command)
     loaded = modules_loaded(pyz, env, *args, stdin=stdin)
     assert loaded - ALLOWED[command] == set(), f"{command} imports more than its allow-list"
     if server is not None:
@@ -494,22 +505,10 @@ def copy_folder(pyz, tmp_path):
 @POSIX_ONLY
 @pytest.mark.parametrize("command", sorted(ALLOWED))
 def test_hot_commands_run_from_the_hooks_archive_alone(copy_folder, base_env, tmp_path, fault_server, command):
-    env = dict(base_env, LICHHOOK_NODE="node")
-    waits = tmp_path / "waits"
-    commands = hot_commands(waits)
     hooks = copy_folder / "hooks.pyz"
-    if command in ("wait list", "stop", "session-start"):
-        subprocess.run([sys.executable, str(hooks)] + commands["wait add"][0], env=env, check=True, capture_output=True)
-    if command == "report":
-        env.update(lich_env_for(fault_server()))
-    args, stdin = commands[command]
-    probe = PROBE.replace('" ".join(sorted(set(sys.modules) - before))',
-                          '" ".join(sorted(str(getattr(sys.modules[m], "__file__", "")) for m in set(sys.modules) - before))')
-    done = subprocess.run([sys.executable, "-c", probe, str(hooks), *args], input=stdin, env=env,
-                          capture_output=True, timeout=30)
-    assert done.returncode == 0, done.stderr.decode()
-    (line,) = [l for l in done.stderr.decode().splitlines() if l.startswith("MODULES ")]
-    files = [f for f in line.split()[1:] if "lichhook" in f]
+    env, args, stdin, _ = ready(hooks, base_env, tmp_path, fault_server, command)
+    files = modules_loaded(hooks, env, *args, stdin=stdin, files=True)
+    files = [f for f in files if "lichhook" in f]
     assert files and not [f for f in files if "lichhook.pyz" in f], files  # nothing from the complete archive
 
 
