@@ -1,13 +1,13 @@
 """Small readers shared by the built-in adapters."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
 
-def string_at(payload: Mapping[str, Any], *path: str) -> str | None:
+def string_at(payload: "Mapping[str, Any]", *path: str) -> "str | None":
     """Return the string at ``payload[path[0]][path[1]]...``, or None if any step is missing
     or the value is not a non-empty string."""
     node: Any = payload

@@ -5,7 +5,7 @@ the hook's stdout as its verdict, and ``{}`` is the reply that raises no objecti
 PreInvocation; lich's report is idempotent, so reporting on every call is harmless.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import Adapter
 from lichhook.adapters._fields import string_at

@@ -3,7 +3,7 @@
 Codex adds SessionStart stdout to the model's context, so the verdict is empty.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import Adapter
 from lichhook.adapters._fields import string_at

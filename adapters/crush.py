@@ -3,7 +3,7 @@
 The payload names the session ``session_id``; Crush also exports ``CRUSH_SESSION_ID``.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import Adapter
 from lichhook.adapters._fields import string_at

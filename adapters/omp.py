@@ -14,7 +14,7 @@ session is reported: a fork's ``parentSession`` is the parent's id, and a ``/bra
 names the parent's file but sits beside it, not inside its folder.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 

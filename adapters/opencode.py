@@ -5,7 +5,7 @@ sub-session (a task's child, ``info.parentID`` set) belongs to its parent's card
 is never reported; nor is any other event type.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import Adapter
 from lichhook.adapters._fields import string_at

@@ -1,6 +1,6 @@
 """What an adapter is, and how the host checks one before trusting it."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 # Hot-path modules avoid importing typing (about 8 ms); annotations stay strings.
 TYPE_CHECKING = False
@@ -34,9 +34,9 @@ class Adapter:
 
     provider: str = ""
     verdict: str = ""
-    sample: Mapping[str, Any] = {}
+    sample: "Mapping[str, Any]" = {}
 
-    def session_id(self, payload: Mapping[str, Any], environ: Mapping[str, str]) -> str | None:
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "str | None":
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -54,7 +54,7 @@ def provider_id_ok(provider: object) -> bool:
     )
 
 
-def adapter_problem(adapter: object) -> str | None:
+def adapter_problem(adapter: object) -> "str | None":
     """Say what is wrong with ``adapter``, or return None when the host can use it."""
     provider = getattr(adapter, "provider", None)
     if not provider_id_ok(provider):

@@ -84,10 +84,10 @@ def short_lived(args: "list[str]") -> bool:
 
 def entry() -> None:
     """Console and archive entry point: run, then exit with main's code (see
-    lichhook.coldstart.process for how a short-lived command ends)."""
+    lichhook.coldstart for how a short-lived command ends)."""
     started = time.monotonic()
-    from lichhook.coldstart import process
+    from lichhook import coldstart
 
     fast = short_lived(sys.argv[1:])
-    process.begin(fast)
-    process.finish(main(started=started), fast)
+    coldstart.begin(fast)
+    coldstart.finish(main(started=started), fast)

@@ -6,7 +6,7 @@ is needed for one loopback request, and a plain socket can never be sent through
 proxy, whatever HTTP_PROXY, ALL_PROXY or the Windows registry say.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import time
 
@@ -46,7 +46,7 @@ def build_request(port: int, token: str, path: str, body: bytes, release: str = 
     return head.encode("ascii") + body
 
 
-def parse_status(response: bytes) -> int | None:
+def parse_status(response: bytes) -> "int | None":
     """The status code of an HTTP response's first line, or None if there is none."""
     line = response.split(b"\r\n", 1)[0].split(b" ")
     if len(line) >= 2 and line[0].startswith(b"HTTP/") and line[1].isdigit():
@@ -54,7 +54,7 @@ def parse_status(response: bytes) -> int | None:
     return None
 
 
-def post(port: int, request: bytes, timeout: float = TIMEOUT) -> int | None:
+def post(port: int, request: bytes, timeout: float = TIMEOUT) -> "int | None":
     """Send ``request`` to 127.0.0.1:``port`` and return lich's status code.
 
     The whole exchange (connect, send, first line back) is bounded by ``timeout``.

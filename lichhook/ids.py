@@ -7,7 +7,7 @@ Nothing here touches the disk. Two families:
   stricter rules for ids the waits module stores and turns into file names, on every OS.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 # lich's opaqueID refuses these, and ".." anywhere (lich internal/terminal/transport.go).
 _LICH_FORBIDDEN = frozenset("/\\*?[]")
@@ -32,7 +32,7 @@ def is_control(ch: str) -> bool:
     return o < 0x20 or 0x7F <= o < 0xA0
 
 
-def lich_id_problem(value: object) -> str | None:
+def lich_id_problem(value: object) -> "str | None":
     """Why lich itself would refuse ``value`` as a ``provider_session_id``, or None."""
     if not isinstance(value, str):
         return f"id is {type(value).__name__}, not a string"
@@ -48,7 +48,7 @@ def lich_id_problem(value: object) -> str | None:
     return None
 
 
-def provider_session_id_problem(value: object) -> str | None:
+def provider_session_id_problem(value: object) -> "str | None":
     """Why lichhook does not send ``value`` as a ``provider_session_id``, or None.
 
     lich's own rule, and valid Unicode: JSON can escape a lone surrogate
@@ -68,7 +68,7 @@ class BadId(ValueError):
     """An id or name that the waits module refuses; the message says what and why."""
 
 
-def _file_safe_problem(value: object, what: str, max_len: int) -> str | None:
+def _file_safe_problem(value: object, what: str, max_len: int) -> "str | None":
     if not isinstance(value, str):
         return f"{what} must be a string"
     if not value.strip():
@@ -134,7 +134,7 @@ def wait_node(value: object) -> str:
     return node
 
 
-def wait_id_problem(value: object) -> str | None:
+def wait_id_problem(value: object) -> "str | None":
     """Why ``value`` is not a wait id (``w`` and a number from 1, such as ``w3``), or None."""
     if not isinstance(value, str):
         return f"id of type {type(value).__name__} is not a wait id"

@@ -1,6 +1,6 @@
 """Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 import sys
@@ -15,7 +15,7 @@ class PayloadError(ValueError):
 
 
 def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS,
-               deadline: float | None = None) -> bytes:
+               deadline: "float | None" = None) -> bytes:
     """Read stdin until EOF, a whole JSON object, the time bound or more than ``limit``
     bytes, whichever comes first.
 
@@ -29,7 +29,10 @@ def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECOND
     if sys.platform == "win32":
         chunks = _read_in_thread(fd, limit, deadline)
     else:
-        chunks = _read_with_select(fd, limit, deadline)
+        from lichhook.coldstart import read_until  # the select loop below, without importing select
+
+        found = read_until(fd, limit, deadline, _whole_object)
+        chunks = found if found is not None else _read_with_select(fd, limit, deadline)
     data = b"".join(chunks)
     if len(data) > limit:
         raise PayloadError(f"stdin is larger than {limit} bytes")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from testkit.archive import installed_copy, installed_hooks
 from testkit.constants import ROOT
 from testkit.environment import lich_env
 
@@ -19,11 +20,11 @@ PY = os.path.abspath(sys.executable)
 
 
 def stable(home: Path) -> Path:
-    return home / ".local" / "share" / "lichhook" / "lichhook.pyz"
+    return installed_copy(home)
 
 
 def sh(home: Path, *args: str) -> str:
-    return " ".join([PY, str(stable(home)), *args])
+    return " ".join([PY, "-I", "-S", str(installed_hooks(home)), *args])
 
 
 def load(path: Path):
@@ -33,6 +34,10 @@ def load(path: Path):
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     assert result.returncode == 0, result.stderr.decode() + result.stdout.decode()
     return result
+
+
+def mcp_args(home: Path) -> list:
+    return ["-I", "-S", str(stable(home)), "mcp"]
 
 
 def snapshot(folder: Path) -> dict:
@@ -115,7 +120,7 @@ def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
     assert backup.read_text(encoding="utf-8") == USER_SETTINGS
 
     mcp = load(home / ".claude.json")
-    assert mcp == {"mcpServers": {"lichhook": {"type": "stdio", "command": PY, "args": [str(stable(home)), "mcp"]}}}
+    assert mcp == {"mcpServers": {"lichhook": {"type": "stdio", "command": PY, "args": mcp_args(home)}}}
     assert stat.S_IMODE((home / ".claude.json").stat().st_mode) == 0o600
 
     before = snapshot(home)
@@ -262,7 +267,7 @@ def test_codex_hooks_and_mcp_block(run, home):
 
     toml = tomllib.loads((codex / "config.toml").read_text())
     assert toml["model"] == "o3" and toml["mcp_servers"]["docs"]["command"] == "docs-server"
-    assert toml["mcp_servers"]["lichhook"] == {"command": PY, "args": [str(stable(home)), "mcp"]}
+    assert toml["mcp_servers"]["lichhook"] == {"command": PY, "args": mcp_args(home)}
     assert (codex / "config.toml").read_text().startswith(USER_TOML)
 
     before = snapshot(home)
@@ -329,7 +334,7 @@ def test_crush_json(run, home, tmp_path):
         {"name": "guard", "matcher": "^bash$", "command": "./guard.sh"},
         {"name": "lichhook", "command": sh(home, "crush"), "timeout": 5},
     ]
-    assert data["mcp"]["lichhook"] == {"type": "stdio", "command": PY, "args": [str(stable(home)), "mcp"]}
+    assert data["mcp"]["lichhook"] == {"type": "stdio", "command": PY, "args": mcp_args(home)}
     ok(run("uninstall", "crush", env={"CRUSH_GLOBAL_CONFIG": str(conf)}))
     assert load(conf / "crush.json") == {
         "$schema": "https://charm.land/crush.json",
@@ -373,8 +378,9 @@ def test_js_modules_installed_with_baked_paths(run, home, tmp_path):
     for module in (home / ".config" / "opencode" / "plugins" / "lichhook.js", agent / "extensions" / "lichhook.js"):
         text = module.read_text()
         assert f"const PYTHON = {json.dumps(PY)};" in text
-        assert f"const ARCHIVE = {json.dumps(str(stable(home)))};" in text
-    assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": [str(stable(home)), "mcp"]}}}
+        assert f"const ARCHIVE = {json.dumps(str(installed_hooks(home)))};" in text
+        assert 'const FLAGS = ["-I", "-S"];' in text and "spawn(PYTHON, [...FLAGS, ARCHIVE, " in text
+    assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": mcp_args(home)}}}
     ok(run("uninstall", "opencode", "omp", env=env))
     assert not (home / ".config" / "opencode" / "plugins" / "lichhook.js").exists()
     assert not (agent / "extensions" / "lichhook.js").exists() and not (agent / "mcp.json").exists()
@@ -532,10 +538,10 @@ def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
         files.apply(edit)
     hooks = load(home / ".claude" / "settings.json")["hooks"]
     assert hooks["Stop"][0]["hooks"][0] == {"type": "command", "command": python,
-                                            "args": [archive, "claude-code", "stop"], "timeout": 10}
+                                            "args": ["-I", "-S", archive, "claude-code", "stop"], "timeout": 10}
     codex = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]
-    assert codex["commandWindows"] == f"{python} {archive} codex"
-    assert codex["command"] == "C:/Users/Zoë/AppData/Local/Programs/Python/Python312/python.exe " \
+    assert codex["commandWindows"] == f"{python} -I -S {archive} codex"
+    assert codex["command"] == "C:/Users/Zoë/AppData/Local/Programs/Python/Python312/python.exe -I -S " \
                                "C:/Users/Zoë/AppData/Local/lichhook/lichhook.pyz codex"
     # uninstall recognises what it wrote
     for edit in Claude(env).uninstall(target) + Codex(env).uninstall(target):

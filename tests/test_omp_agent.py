@@ -56,7 +56,7 @@ def test_install_and_doctor_use_the_folder_omp_reads(run, home, tmp_path, enviro
     assert f"created {module}" in out
     written = sorted(p for p in list(home.rglob("lichhook.js")) + list(tmp_path.glob("agent*/**/lichhook.js")))
     assert written == [module]  # nowhere else
-    assert json.loads((agent / "mcp.json").read_text())["mcpServers"]["lichhook"]["args"][1] == "mcp"
+    assert json.loads((agent / "mcp.json").read_text())["mcpServers"]["lichhook"]["args"][-1] == "mcp"
     doctor = run("doctor", env=env).stdout.decode()
     omp = doctor.split("oh-my-pi (omp)")[1]
     assert "registered: yes" in omp and f"module in {module}" in omp

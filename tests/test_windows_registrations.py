@@ -47,7 +47,7 @@ def test_codex_says_when_its_windows_line_needs_quotes(tmp_path):
     installed(codex, target)
     codex.install(target)  # planned twice, as doctor does: still one note
     entry = json.loads((tmp_path / "home" / ".codex" / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]
-    assert entry["commandWindows"] == f'C:\\Python312\\python.exe "{archive}" codex'
+    assert entry["commandWindows"] == f'C:\\Python312\\python.exe -I -S "{archive}" codex'
     warnings = [n for n in codex.notes(target) if n.startswith("Codex on Windows:")]
     assert len(warnings) == 1 and archive in warnings[0] and "cmd.exe" in warnings[0]
 

@@ -188,15 +188,11 @@ class Codex(harness.Harness):
 
 def _subcommand(handler: dict, target: Target) -> str:
     """lichhook's words after the archive in a handler's command, for naming it."""
-    import shlex
+    from lichhook.install.harness import split_words
 
-    try:
-        words = shlex.split(handler.get("command") or "")
-    except ValueError:
-        return "?"
-    marks = set(target.marks())
+    words = split_words(handler.get("command") or "") or []
     for i, word in enumerate(words):
-        if word in marks:
+        if target.archive_of(word):
             return " ".join(words[i + 1:]) or "?"
     return "?"
 

@@ -4,6 +4,8 @@ Neither harness runs shell hooks, so lichhook installs a small module (shipped i
 the archive under ``lichhook/install/js/``) with the Python and archive paths written
 into it as JSON string literals, which are valid JS string literals.
 
+The interpreter's options (``-I -S``) are written in as a JSON list, the same way.
+
 - opencode: ``$XDG_CONFIG_HOME/opencode/plugins/lichhook.js``, else
   ``~/.config/opencode/plugins/lichhook.js`` (opencode loads ``{plugin,plugins}/*.{ts,js}``).
 - omp: ``<agent dir>/extensions/lichhook.js`` and ``mcpServers.lichhook`` in
@@ -17,6 +19,7 @@ import os
 import re
 
 from lichhook.install import entries, files, harness, jsonmerge, owned
+from lichhook.install.target import INTERPRETER_FLAGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,6 +41,7 @@ def module_source(kind: str, target: Target) -> bytes:
     # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
     text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
     text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
+    text = text.replace('"@FLAGS@"', json.dumps(list(INTERPRETER_FLAGS)), 1)
     return text.encode("utf-8")
 
 
@@ -50,6 +54,20 @@ def baked_paths(raw: bytes) -> tuple:
             if line.startswith(prefix) and line.endswith(";"):
                 values[name] = jsonmerge.string_literal(line[len(prefix):-1])
     return values.get("PYTHON"), values.get("ARCHIVE")
+
+
+def baked_flags(raw: bytes) -> List[str]:
+    """The interpreter's options written into an installed module (none in a module an
+    earlier release wrote)."""
+    prefix = "const FLAGS = "
+    for line in raw.decode("utf-8", "replace").splitlines():
+        if line.startswith(prefix) and line.endswith(";"):
+            try:
+                flags = json.loads(line[len(prefix):-1])
+            except ValueError:
+                return []
+            return [f for f in flags if isinstance(f, str)] if isinstance(flags, list) else []
+    return []
 
 
 class JsModuleHarness(harness.Harness):
@@ -70,8 +88,9 @@ class JsModuleHarness(harness.Harness):
         if raw is None or MARKER not in raw:
             return []
         python, archive = baked_paths(raw)
-        return [harness.Found(path, "module", f"{python} {archive} {self.kind}", python, archive,
-                              archive == target.archive)]
+        ours = archive is not None and target.archive_of(archive) is not None
+        command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+        return [harness.Found(path, "module", command, python, archive, ours)]
 
 
 class Opencode(JsModuleHarness):

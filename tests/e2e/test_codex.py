@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from testkit.archive import installed_copy
 from testkit.models import hold, text, tool_call
 
 pytestmark = pytest.mark.e2e
@@ -46,8 +47,8 @@ def test_codex_lists_the_lichhook_mcp_server(codex):
     servers = {s["name"]: s for s in json.loads(done.stdout)}
     transport = servers["lichhook"]["transport"]
     assert servers["lichhook"]["enabled"] is True
-    archive = codex.home / ".local" / "share" / "lichhook" / "lichhook.pyz"
-    assert (transport["type"], transport["args"]) == ("stdio", [str(archive), "mcp"])
+    archive = installed_copy(codex.home)
+    assert (transport["type"], transport["args"]) == ("stdio", ["-I", "-S", str(archive), "mcp"])
     plain = codex.run(["codex", "mcp", "list"], lich=False).stdout.decode()
     assert "lichhook" in plain and "enabled" in plain
 

@@ -7,6 +7,8 @@ import { spawn } from "node:child_process";
 
 const PYTHON = "@PYTHON@";
 const ARCHIVE = "@ARCHIVE@";
+// The interpreter's options: -I keeps the project's PYTHONPATH and folder out, -S skips site.
+const FLAGS = "@FLAGS@";
 
 function insideLich() {
   const env = process.env;
@@ -18,7 +20,7 @@ function insideLich() {
 // Starts lichhook and returns at once: omp never waits for it, and no failure reaches omp.
 function forward(message) {
   try {
-    const child = spawn(PYTHON, [ARCHIVE, "omp"], {
+    const child = spawn(PYTHON, [...FLAGS, ARCHIVE, "omp"], {
       stdio: ["pipe", "ignore", "ignore"],
       windowsHide: true,
       detached: true,
