@@ -6,7 +6,7 @@ Only ``errno``, ``os`` and ``sys`` at import: the hooks and wait ops load this o
 every run.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import errno  # built into the interpreter: free
 import os
@@ -26,7 +26,7 @@ _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 REPLACE_RETRY_SECONDS = 1.0
 
 
-def replace(src: str, dst: str, dir_fd: int | None = None) -> None:
+def replace(src: str, dst: str, dir_fd: "int | None" = None) -> None:
     """``os.replace``, retried for up to REPLACE_RETRY_SECONDS on Windows, which refuses to
     replace a file while any process (a hook reading it, an indexer) holds it open."""
     if sys.platform != "win32":
@@ -51,7 +51,7 @@ def _temporary_name(base: str) -> str:
     return f".{base}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}"
 
 
-def write_atomic(path: str, data: bytes, mode: int | None = None) -> None:
+def write_atomic(path: str, data: bytes, mode: "int | None" = None) -> None:
     """Write ``data`` to ``path`` so a reader sees the old file or the new one, never part.
 
     The temporary file sits in the same folder (a rename across file systems is not
@@ -63,7 +63,7 @@ def write_atomic(path: str, data: bytes, mode: int | None = None) -> None:
     _write_replace(folder, base, data, mode, None)
 
 
-def _write_replace(folder: str, base: str, data: bytes, mode: int | None, dir_fd: int | None) -> None:
+def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_fd: "int | None") -> None:
     tmp = _temporary_name(base)
     where = tmp if dir_fd is not None else os.path.join(folder, tmp)
     # O_EXCL: a link planted at this name is refused, never followed.
@@ -92,7 +92,7 @@ def _write_replace(folder: str, base: str, data: bytes, mode: int | None, dir_fd
         raise
 
 
-def temporary_target(name: str) -> str | None:
+def temporary_target(name: str) -> "str | None":
     """The file a temporary of write_atomic was for, or None when ``name`` is not one.
 
     Only the exact shape write_atomic makes counts, so that a cleanup never takes a file
@@ -142,13 +142,13 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def _not_a_file(path: str, kind: str, wanted: str = "a regular file") -> NotAFile:
+def _not_a_file(path: str, kind: str, wanted: str = "a regular file") -> "NotAFile":
     exc = NotAFile(errno.ENOTDIR if wanted == "a folder" else errno.EINVAL, f"it is {kind}, not {wanted}", path)
     exc.kind = kind
     return exc
 
 
-def read_regular(path: str, limit: int | None = None) -> bytes | None:
+def read_regular(path: str, limit: "int | None" = None) -> "bytes | None":
     """The bytes of ``path`` (at most ``limit``), or None when it is not a regular file.
 
     Opened without blocking: a FIFO or a device put where a file belongs must not hang
@@ -165,7 +165,7 @@ def read_regular(path: str, limit: int | None = None) -> bytes | None:
         os.close(fd)
 
 
-def _read_fd(fd: int, limit: int | None) -> bytes:
+def _read_fd(fd: int, limit: "int | None") -> bytes:
     chunks, total = [], 0
     while limit is None or total < limit:
         chunk = os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - total))
@@ -233,7 +233,7 @@ class Dir:
             return name, self.fd
         return self.join(name), None
 
-    def _named(self, exc: OSError, name: str) -> OSError:
+    def _named(self, exc: "OSError", name: str) -> "OSError":
         return OSError(exc.errno, exc.strerror, self.join(name))
 
     def _no_reparse(self, name: str) -> None:
@@ -245,11 +245,11 @@ class Dir:
         if getattr(st, "st_file_attributes", 0) & _REPARSE_POINT:
             raise _not_a_file(self.join(name), "a link (a reparse point)")
 
-    def stat(self) -> os.stat_result:
+    def stat(self) -> "os.stat_result":
         """The folder's own status."""
         return os.fstat(self.fd) if self.fd >= 0 else os.stat(self.path)
 
-    def lstat(self, name: str) -> os.stat_result:
+    def lstat(self, name: str) -> "os.stat_result":
         where, dir_fd = self._where(name)
         try:
             return os.stat(where, dir_fd=dir_fd, follow_symlinks=False)
@@ -333,7 +333,7 @@ class Dir:
             raise _not_a_file(self.join(name), kind_of(st_mode))
         return fd
 
-    def read(self, name: str, limit: int | None = None) -> bytes:
+    def read(self, name: str, limit: "int | None" = None) -> bytes:
         """The bytes of the regular file ``name``, at most ``limit``. Raises
         FileNotFoundError, NotAFile, OSError."""
         fd = self.open_file(name, os.O_RDONLY)

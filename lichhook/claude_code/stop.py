@@ -8,7 +8,7 @@ can keep a turn going forever. Claude Code's own
 and the counter already bounds the loop.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 
@@ -21,7 +21,7 @@ MAX_WAITS_SHOWN = 10
 MAX_WHAT = 200
 
 
-def stop(session: str, folder: Folder) -> Outcome:
+def stop(session: str, folder: "Folder") -> "Outcome":
     outcome = Outcome()
     try:
         waits = for_hooks(folder.path)
@@ -37,7 +37,7 @@ def stop(session: str, folder: Folder) -> Outcome:
         return _decide(session, folder, waits, outcome)
 
 
-def _decide(session: str, folder: Folder, waits: WaitsFolder, outcome: Outcome) -> Outcome:
+def _decide(session: str, folder: "Folder", waits: "WaitsFolder", outcome: "Outcome") -> "Outcome":
     try:
         own = waits.session_waits(session)
     except (MirrorError, FolderRefused) as exc:
@@ -75,7 +75,7 @@ def _decide(session: str, folder: Folder, waits: WaitsFolder, outcome: Outcome) 
     return outcome
 
 
-def advice(own: SessionWaits, holding: list, session: str, folder: Folder, prefix: str) -> str:
+def advice(own: "SessionWaits", holding: list, session: str, folder: "Folder", prefix: str) -> str:
     """The block reason, which Claude reads as its next instruction; pure."""
     name = own.name or "WHO"
     lines = ["Do not end your turn yet: these waits are open, nothing watches them and you "

@@ -6,7 +6,7 @@ state, apply the op (or refuse, writing nothing), save the state, bring the mirr
 line, release the lock.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 
@@ -42,12 +42,12 @@ def run_op(
     *,
     by: str,
     session: str,
-    what: str | None = None,
-    family: str | None = None,
-    id: str | None = None,  # noqa: A002 - the argument is named as on the command line
-    note: str | None = None,
-    waits_dir: str | None = None,
-    environ: Mapping[str, str] = os.environ,
+    what: "str | None" = None,
+    family: "str | None" = None,
+    id: "str | None" = None,  # noqa: A002 - the argument is named as on the command line
+    note: "str | None" = None,
+    waits_dir: "str | None" = None,
+    environ: "Mapping[str, str]" = os.environ,
 ) -> dict:
     """Run one waits op and return its answer; never raises.
 
@@ -81,7 +81,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
     folder = os.path.abspath(waits_dir(environ, explicit_dir))
     now = utc_now()
     try:
-        here: str | None = this_node(environ)
+        here: "str | None" = this_node(environ)
     except BadId:
         here = None  # the index still gets written; its node stays unknown
     try:

@@ -36,7 +36,7 @@ Session ids are file names here; they arrive checked and case-folded by
 ignores case.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 import sys
@@ -111,7 +111,7 @@ def utc_now() -> str:
 # ---- the store's format ---------------------------------------------------------------------
 
 
-def store_format_problem(state: object) -> str | None:
+def store_format_problem(state: object) -> "str | None":
     """What is wrong with a loaded store, or None if every field has the right shape."""
     from lichhook.ids import BadId, wait_session_id
 
@@ -169,12 +169,12 @@ def bound_sessions(state: dict) -> dict:
 # ---- the mirrors' format --------------------------------------------------------------------
 
 
-def session_doc(session: str, name: str | None, waits: list, now: str) -> dict:
+def session_doc(session: str, name: "str | None", waits: list, now: str) -> dict:
     """``sessions/<session>.json``: the name bound to the session (or null) and its open waits."""
     return {"session": session, "name": name, "waits": waits, "updated": now}
 
 
-def index_doc(node: str | None, state: dict, now: str) -> dict:
+def index_doc(node: "str | None", state: dict, now: str) -> dict:
     """``index.json``: every name with open waits, sorted, with the session holding it."""
     names = [
         {"name": name, "session": entry["session"], "open": len(entry["waits"])}
@@ -195,7 +195,7 @@ _INDEX_KEYS = ("node", "names")
 class Wait:
     """One open wait as a session mirror shows it."""
 
-    def __init__(self, id: str, what: str, family: str | None, created: str,  # noqa: A002
+    def __init__(self, id: str, what: str, family: "str | None", created: str,  # noqa: A002
                  watched: bool, said: bool) -> None:
         self.id = id
         self.what = what
@@ -213,7 +213,7 @@ class Wait:
 class SessionWaits:
     """The name bound to a session (or None) and its open waits."""
 
-    def __init__(self, name: str | None, waits: list) -> None:
+    def __init__(self, name: "str | None", waits: list) -> None:
         self.name = name
         self.waits = waits
 
@@ -253,7 +253,7 @@ def _valid_session(value: object) -> bool:
         return False
 
 
-def parse_session(doc: object, session: str, path: str) -> SessionWaits:
+def parse_session(doc: object, session: str, path: str) -> "SessionWaits":
     """A session mirror, checked: every string that may reach a printed command passes the
     same check the ops apply, so a tampered file cannot put shell text into one."""
     from lichhook.ids import wait_id_problem
@@ -324,7 +324,7 @@ def _json_or_none(raw: bytes) -> object:
         return None
 
 
-def _read_json(folder: Dir, name: str) -> object:
+def _read_json(folder: "Dir", name: str) -> object:
     """The JSON in ``name``, or None if it cannot be read or parsed."""
     try:
         return _json_or_none(folder.read(name, MAX_MIRROR_BYTES + 1))
@@ -341,14 +341,14 @@ def _is_session_doc(doc: object, session: str) -> bool:
             and doc["session"] == session)
 
 
-def _is_counter(folder: Dir, name: str) -> bool:
+def _is_counter(folder: "Dir", name: str) -> bool:
     try:
         return folder.read(name, 32).strip().isdigit()
     except OSError:
         return False
 
 
-def _previous_stem(entry: str, suffix: str) -> str | None:
+def _previous_stem(entry: str, suffix: str) -> "str | None":
     """The session id in a file name an earlier release wrote (it did not fold case)."""
     from lichhook.ids import BadId, wait_session_id
 
@@ -362,7 +362,7 @@ def _previous_stem(entry: str, suffix: str) -> str | None:
     return stem
 
 
-def _mirror_stem(entry: str) -> str | None:
+def _mirror_stem(entry: str) -> "str | None":
     """The session of ``sessions/<entry>`` if it is a name this module writes, else None."""
     if not entry.endswith(MIRROR_SUFFIX):
         return None
@@ -382,7 +382,7 @@ def _user_name(uid: int) -> str:
         return f"uid {uid}"
 
 
-def _check_private(folder: Dir, what: str) -> None:
+def _check_private(folder: "Dir", what: str) -> None:
     """Refuse a folder that is not the user's own or that others may write to."""
     if sys.platform == "win32":
         from lichhook.waits.winacl import folder_problem
@@ -413,11 +413,11 @@ def _not_a_file_sentence(path: str, kind: str) -> str:
             "the waits folder (nor follows a link there); remove it")
 
 
-def _kind(exc: OSError) -> str:
+def _kind(exc: "OSError") -> str:
     return getattr(exc, "kind", "not a regular file")
 
 
-def _open_root(path: str, create: bool) -> Dir | None:
+def _open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
     import stat
 
@@ -449,7 +449,7 @@ def _open_root(path: str, create: bool) -> Dir | None:
 class WaitsFolder:
     """A checked waits folder, held open. Make one with ``for_op`` or ``for_hooks``."""
 
-    def __init__(self, path: str, root: Dir, kind: str) -> None:
+    def __init__(self, path: str, root: "Dir", kind: str) -> None:
         self.path = path
         self.root = root
         # "marked": holds the marker; "new": empty so far; "previous": written by a
@@ -560,7 +560,7 @@ class WaitsFolder:
 
     # -- subfolders --
 
-    def _sub(self, name: str, create: bool) -> Dir | None:
+    def _sub(self, name: str, create: bool) -> "Dir | None":
         """``sessions/``, ``stops/`` or ``queue/``, checked like the folder; None if missing."""
         if name in self._subdirs:
             return self._subdirs[name]
@@ -642,7 +642,7 @@ class WaitsFolder:
             state = json.loads(raw.decode("utf-8"))
         except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
             state = None
-            problem: str | None = "it is not valid JSON (empty, truncated or overwritten)"
+            problem: "str | None" = "it is not valid JSON (empty, truncated or overwritten)"
         else:
             problem = store_format_problem(state)
         if problem:
@@ -677,7 +677,7 @@ class WaitsFolder:
 
     # -- the mirrors --
 
-    def _ensure(self, folder: Dir, name: str, doc: dict, keys: tuple) -> bool:
+    def _ensure(self, folder: "Dir", name: str, doc: dict, keys: tuple) -> bool:
         """Rewrite ``name`` with ``doc`` unless it already says the same in ``keys``."""
         try:
             current = _json_or_none(folder.read(name))
@@ -688,7 +688,7 @@ class WaitsFolder:
         folder.write_atomic(name, encode(doc))
         return True
 
-    def sync(self, state: dict, node: str | None, now: str, also: tuple = (), full: bool = False) -> int:
+    def sync(self, state: dict, node: "str | None", now: str, also: tuple = (), full: bool = False) -> int:
         """Bring the mirrors in line with ``state``; returns how many files were written.
 
         Checked every time: the index and the file of every session holding a name, and
@@ -743,7 +743,7 @@ class WaitsFolder:
 
     # -- what the hooks read --
 
-    def session_waits(self, session: str) -> SessionWaits | None:
+    def session_waits(self, session: str) -> "SessionWaits | None":
         """The session's mirror, or None when it has none (it never held a name)."""
         path = self.session_path(session)
         sessions = self._sub(SESSIONS, create=False)
@@ -763,7 +763,7 @@ class WaitsFolder:
             return [], 0
         return parse_index(_parse_mirror(raw, path), path)
 
-    def store_refusal(self) -> str | None:
+    def store_refusal(self) -> "str | None":
         """Why the store cannot be used, as the last op refused for it, or None.
 
         The ops keep ``store.broken`` while the store is corrupt or unreadable: the wait
@@ -788,7 +788,7 @@ class WaitsFolder:
             return 0
         return max(0, value)
 
-    def set_strikes(self, session: str, value: int) -> str | None:
+    def set_strikes(self, session: str, value: int) -> "str | None":
         """Write the count atomically; return why it failed, or None."""
         try:
             stops = self._sub(STOPS, create=True)
@@ -801,7 +801,7 @@ class WaitsFolder:
             return f"{type(exc).__name__}: {exc.strerror or exc}"
         return None
 
-    def reset_strikes(self, session: str) -> str | None:
+    def reset_strikes(self, session: str) -> "str | None":
         """Forget the refusals; return why that failed, or None."""
         try:
             stops = self._sub(STOPS, create=False)
@@ -814,14 +814,14 @@ class WaitsFolder:
         return None
 
 
-def _unlink_quietly(folder: Dir, name: str) -> None:
+def _unlink_quietly(folder: "Dir", name: str) -> None:
     try:
         folder.unlink(name)
     except OSError:
         pass
 
 
-def _clean_stale(folder: Dir, suffix: str) -> None:
+def _clean_stale(folder: "Dir", suffix: str) -> None:
     """Remove write_atomic temporaries for ``*<suffix>`` files older than STALE_SECONDS."""
     import time
 
@@ -841,7 +841,7 @@ def _clean_stale(folder: Dir, suffix: str) -> None:
             pass
 
 
-def _read_mirror(folder: Dir, name: str, path: str) -> bytes | None:
+def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
     """A mirror's bytes, or None when it does not exist. Raises MirrorError otherwise."""
     # On Windows a file being replaced can refuse readers for a moment: retry briefly.
     tries = 5 if sys.platform == "win32" else 1
@@ -888,7 +888,7 @@ class _Held:
     running count of acquisitions at the start of the file, so that an op that gives up
     can say what happened: one process held the lock throughout, or it changed hands."""
 
-    def __init__(self, folder: WaitsFolder, timeout: float) -> None:
+    def __init__(self, folder: "WaitsFolder", timeout: float) -> None:
         self.folder = folder
         self.timeout = timeout
         self.fd = -1
@@ -917,7 +917,7 @@ class _Held:
             raise
         return self
 
-    def _busy(self, count_before: int | None) -> str:
+    def _busy(self, count_before: "int | None") -> str:
         path = self.folder.root.join(LOCK)
         pid, count = _read_record(self.fd)
         waited = f"{self.timeout:g} s"
@@ -969,7 +969,7 @@ def _write_record(fd: int, pid: int, count: int) -> None:
 # ---- opening the folder ---------------------------------------------------------------------
 
 
-def for_hooks(path: str) -> WaitsFolder | None:
+def for_hooks(path: str) -> "WaitsFolder | None":
     """The folder as the hooks read it: checked, never created or migrated. None when it
     does not exist or is still empty (no wait was ever recorded there)."""
     root = _open_root(path, create=False)
@@ -987,7 +987,7 @@ def for_hooks(path: str) -> WaitsFolder | None:
     return folder
 
 
-def for_op(path: str) -> WaitsFolder:
+def for_op(path: str) -> "WaitsFolder":
     """The folder as an op uses it: created (0700, with the marker) if missing, checked,
     and recognised; a folder of a release without the marker is given it once every file
     in it is shown to be lichhook's."""
@@ -1009,8 +1009,8 @@ def for_op(path: str) -> WaitsFolder:
     return folder
 
 
-def transaction(path: str, change: Callable[[dict], Tuple[dict, bool]], node: Optional[str],
-                now: str) -> Tuple[dict, Optional[str]]:
+def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: "Optional[str]",
+                now: str) -> "Tuple[dict, Optional[str]]":
     """Run one op on the waits folder at ``path``: take the lock, load the store, apply
     ``change`` (which returns ``(result, changed)``, or raises ``rules.Refused`` having
     changed nothing), save the store if it changed, bring the mirrors in line, release.

@@ -7,7 +7,7 @@ checked, in ``lichhook.waits.folder``.
 changed nothing, so a refused op never needs its state written back.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 OPS = ("add", "list", "watched", "said", "done", "adopt")
 # How many earlier holders of a name are remembered, to tell each that it was adopted.
@@ -21,13 +21,13 @@ if TYPE_CHECKING:
 class Refused(Exception):
     """An op the rules refuse: ``sentence`` says why and what to do; ``extra`` adds fields."""
 
-    def __init__(self, sentence: str, extra: dict | None = None) -> None:
+    def __init__(self, sentence: str, extra: "dict | None" = None) -> None:
         super().__init__(sentence)
         self.sentence = sentence
         self.extra = extra or {}
 
 
-def holder_of(state: dict, session: str) -> Optional[str]:
+def holder_of(state: dict, session: str) -> "Optional[str]":
     """The name ``session`` holds, or None."""
     for name, entry in state["names"].items():
         if entry["session"] == session:
@@ -35,7 +35,7 @@ def holder_of(state: dict, session: str) -> Optional[str]:
     return None
 
 
-def _mismatch(name: str, entry: dict, session: str) -> Refused:
+def _mismatch(name: str, entry: dict, session: str) -> "Refused":
     holder = entry["session"]
     adopted = None
     for record in entry["displaced"]:
@@ -58,7 +58,7 @@ def _mismatch(name: str, entry: dict, session: str) -> Refused:
     return Refused(sentence, {"held_by": holder})
 
 
-def _find(entry: dict | None, wait_id: str, name: str) -> int:
+def _find(entry: "dict | None", wait_id: str, name: str) -> int:
     for i, wait in enumerate(entry["waits"] if entry else ()):
         if wait["id"] == wait_id:
             return i
@@ -74,11 +74,11 @@ def apply(
     name: str,
     session: str,
     now: str,
-    what: str | None = None,
-    family: str | None = None,
-    wait_id: str | None = None,
-    note: str | None = None,
-) -> Tuple[dict, bool]:
+    what: "str | None" = None,
+    family: "str | None" = None,
+    wait_id: "str | None" = None,
+    note: "str | None" = None,
+) -> "Tuple[dict, bool]":
     """Run ``op`` for ``name`` from ``session`` at time ``now``.
 
     Returns ``(result, changed)``: the op's own fields (the caller adds ok, op, name and
