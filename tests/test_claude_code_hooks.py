@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from testkit.hostile import FILE_UNSAFE_IDS, NOT_STRINGS
 
@@ -619,3 +621,16 @@ def test_clear_round_trip_over_hand_made_mirrors(session_start, stop, waits):
     write_index(waits, [("me@box", "s-new", 1)])
     assert stop("s-new").blocked
     assert stop("s-old").out is None
+
+
+# ---- the text the hooks print -------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2100), max_size=80), st.integers(4, 60))
+def test_clean_makes_every_control_character_a_space_as_is_control_says(text, limit):
+    from lichhook.claude_code.commands import clean
+    from lichhook.ids import is_control
+
+    one = " ".join("".join(" " if is_control(c) else c for c in text).split())
+    plain = one if len(one) <= limit else one[: limit - 3].rstrip() + "..."
+    assert clean(text, limit) == plain

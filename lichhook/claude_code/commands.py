@@ -109,12 +109,17 @@ def wait_command(prefix: str, op: str, by: str, session: str, folder: object,
     return " ".join(words)
 
 
+# The characters lichhook.ids.is_control calls control characters (C0, DEL, C1).
+_CONTROLS_TO_SPACES = dict.fromkeys([*range(0x20), *range(0x7F, 0xA0)], " ")
+
+
 def clean(text: str, limit: int) -> str:
     """``text`` on one line, control characters made spaces, at most ``limit`` characters."""
-    from lichhook.ids import is_control
-
-    one = "".join(" " if is_control(c) else c for c in text)
-    one = " ".join(one.split())
+    # Text that is all printable has no control character, which str.isprintable tells
+    # in C; testing each character in Python cost a hook that prints 15 waits 0.08 ms.
+    if not text.isprintable():
+        text = text.translate(_CONTROLS_TO_SPACES)
+    one = " ".join(text.split())
     if len(one) > limit:
         one = one[: limit - 3].rstrip() + "..."
     return one
