@@ -63,7 +63,8 @@ def write_atomic(path: str, data: bytes, mode: "int | None" = None) -> None:
     _write_replace(folder, base, data, mode, None)
 
 
-def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_fd: "int | None") -> None:
+def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_fd: "int | None",
+                   durable: bool = True) -> None:
     tmp = _temporary_name(base)
     where = tmp if dir_fd is not None else os.path.join(folder, tmp)
     # O_EXCL: a link planted at this name is refused, never followed.
@@ -74,7 +75,8 @@ def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if mode is not None:
@@ -342,13 +344,15 @@ class Dir:
         finally:
             os.close(fd)
 
-    def write_atomic(self, name: str, data: bytes) -> None:
+    def write_atomic(self, name: str, data: bytes, durable: bool = True) -> None:
         """Replace ``name`` with ``data`` as write_atomic does; whatever was at ``name``
         (a file, a link, a FIFO) is replaced, never written through. A folder there
-        stays, and the error names it."""
+        stays, and the error names it. ``durable=False`` skips flushing the data to disk
+        before the rename: still all or nothing for a process that is killed, but after a
+        power cut the file may be found empty (for data whose loss does no harm)."""
         if self.fd < 0:
             self._no_reparse(name)  # Windows: a rename over a link replaces the link; be sure
-        _write_replace(self.path, name, data, None, self.fd if self.fd >= 0 else None)
+        _write_replace(self.path, name, data, None, self.fd if self.fd >= 0 else None, durable)
 
     def unlink(self, name: str) -> bool:
         """Remove the entry ``name`` (a link itself, never its target); False if missing."""
