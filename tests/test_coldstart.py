@@ -270,7 +270,7 @@ NO_FUTURE = ["lichhook.cli", "lichhook.report", "lichhook.debug", "lichhook.lich
 NO_FUTURE_WAITS = ["lichhook.claude_code", "lichhook.claude_code.commands", "lichhook.claude_code.session_start",
                    "lichhook.claude_code.stop", "lichhook.selfcmd", "lichhook.diskio", "lichhook.waits.api",
                    "lichhook.waits.cli", "lichhook.waits.fields", "lichhook.waits.folder", "lichhook.waits.lock",
-                   "lichhook.waits.names", "lichhook.waits.rules"]
+                   "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"]
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="evaluating 'X | None' needs Python 3.10")
@@ -442,11 +442,12 @@ REPORT = NO_OP | {"_json", "_socket", "lichhook._version", "lichhook.client",
                   "lichhook.coldstart.fastjson", "lichhook.ids", "lichhook.payload", "lichhook.adapters.claude",
                   "lichhook.adapters._fields", "lichhook.adapter"}
 CLAUDE_CODE = CORE | {"_json", "lichhook.claude_code", "lichhook.claude_code.commands",
-                      "lichhook.waits", "lichhook.waits.folder", "lichhook.coldstart.fastjson", "lichhook.diskio",
+                      "lichhook.waits", "lichhook.waits.view", "lichhook.coldstart.fastjson", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
 WAIT = CORE | {"_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.diskio", "lichhook.ids",
                "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.fields",
-               "lichhook.waits.folder", "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules"}
+               "lichhook.waits.folder", "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules",
+               "lichhook.waits.view"}
 ALLOWED = {
     "no-op": NO_OP,
     "report": REPORT,

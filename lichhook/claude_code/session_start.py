@@ -10,7 +10,7 @@ adopt call that moves that name (and its waits) to this session.
 
 from lichhook.claude_code import Folder, Outcome
 from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
-from lichhook.waits.folder import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
+from lichhook.waits.view import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
 
 # Claude Code cuts hook output at 10,000 characters; stay well inside it, whatever the
 # number of waits and names and however long the paths in the commands are.

@@ -2,7 +2,7 @@
 
 A wait holds the turn when it is open and neither watched nor said. The hook refuses such
 a stop at most three times in a row per session (counted in ``stops/<session id>.count``,
-which ``lichhook.waits.folder`` reads and writes); the fourth is let through, so no wait
+which ``lichhook.waits.view`` reads and writes); the fourth is let through, so no wait
 can keep a turn going forever. Claude Code's own
 ``stop_hook_active`` flag is not consulted: it is also true after another hook's block,
 and the counter already bounds the loop.
@@ -14,7 +14,7 @@ import os
 
 from lichhook.claude_code import Folder, Outcome, let_through
 from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
-from lichhook.waits.folder import FolderRefused, MirrorError, SessionWaits, WaitsFolder, for_hooks
+from lichhook.waits.view import FolderRefused, FolderView, MirrorError, SessionWaits, for_hooks
 
 MAX_STRIKES = 3
 MAX_WAITS_SHOWN = 10
@@ -37,7 +37,7 @@ def stop(session: str, folder: "Folder") -> "Outcome":
         return _decide(session, folder, waits, outcome)
 
 
-def _decide(session: str, folder: "Folder", waits: "WaitsFolder", outcome: "Outcome") -> "Outcome":
+def _decide(session: str, folder: "Folder", waits: "FolderView", outcome: "Outcome") -> "Outcome":
     try:
         own = waits.session_waits(session)
     except (MirrorError, FolderRefused) as exc:
