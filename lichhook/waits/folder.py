@@ -369,27 +369,51 @@ class WaitsFolder(FolderView):
 
     # -- the mirrors --
 
-    def _ensure(self, folder: "Dir", name: str, doc: dict, keys: tuple) -> bool:
-        """Rewrite ``name`` with ``doc`` unless it already says the same in ``keys``."""
+    def _ensure(self, folder: "Dir", name: str, doc: dict, keys: tuple, identity: "str | None" = None) -> str:
+        """Rewrite ``name`` with ``doc`` unless it already says the same in ``keys``; returns
+        the identity of the file as it is left (``identity``: taken before this call)."""
+        if identity is None:
+            identity = _identity(folder, name)  # before the read: a change after it shows next time
         try:
             current = _json_or_none(folder.read(name))
         except OSError:
             current = None  # missing, unreadable or not a file: replaced below
         if isinstance(current, dict) and all(k in current and current[k] == doc[k] for k in keys):
-            return False
+            return identity
         folder.write_atomic(name, encode(doc))
-        return True
+        return _identity(folder, name)
 
-    def sync(self, state: dict, node: "str | None", now: str, also: tuple = (), full: bool = False) -> int:
-        """Bring the mirrors in line with ``state``; returns how many files were written.
+    def left_in_line(self, left: "str | None", node: "str | None", store: str, bound: dict) -> "Tuple[dict, bool]":
+        """The identities of the index and of the mirror of each session in ``bound`` (the
+        sessions holding names in the store whose identity is ``store``), and whether they
+        are all as the op that left ``left`` (its record in ``store.lock``) left them, with
+        the store unchanged since: then every one of them says what the store says."""
+        sessions = self._sub(SESSIONS, create=True)
+        assert sessions is not None
+        ids = {INDEX: _identity(self.root, INDEX)}
+        for sid in bound:
+            ids[SESSIONS + "/" + sid + MIRROR_SUFFIX] = _identity(sessions, sid + MIRROR_SUFFIX)
+        # A file missing is never in line: every op leaves each of them written.
+        in_line = left is not None and "-" not in ids.values() and left == _left_record(node, store, ids)
+        return ids, in_line
+
+    def sync(self, state: dict, node: "str | None", now: str, also: tuple = (), full: bool = False,
+             ids: "Optional[dict]" = None, in_line: bool = False, changed: tuple = ()) -> dict:
+        """Bring the mirrors in line with ``state``; returns the identity of the index and of
+        the mirror of each session holding a name, as they are left.
 
         Checked every time: the index and the file of every session holding a name, and
-        the sessions in ``also`` (those that just lost their name). With ``full`` (after
-        an op was cut short, or with the store gone), every mirror in ``sessions/`` is
-        checked and leftover temporaries of files written under the lock go.
+        the sessions in ``also`` (those that just lost their name). Each is read and
+        rewritten if it disagrees, unless ``in_line`` (``left_in_line`` found them all as
+        the last op left them, with identities ``ids``) and this op changed nothing it
+        shows: a session mirror of none of the ``changed`` names, the index when none
+        changed. With ``full`` (after an op was cut short, or with the store gone), every
+        mirror in ``sessions/`` is read and leftover temporaries of files written under the
+        lock go.
         """
         sessions = self._sub(SESSIONS, create=True)
         assert sessions is not None
+        ids = ids or {}
         bound = bound_sessions(state)
         targets = dict.fromkeys(bound)
         for sid in also:
@@ -407,16 +431,22 @@ class WaitsFolder(FolderView):
                 sid = _mirror_stem(entry)
                 if sid:
                     targets.setdefault(sid, None)
-        written = 0
+        left = {}
         for sid in targets:
             name = bound.get(sid)
+            key = SESSIONS + "/" + sid + MIRROR_SUFFIX
+            if in_line and name not in changed and sid not in also and key in ids:
+                left[key] = ids[key]  # as the last op left it, and this op changed nothing it shows
+                continue
             doc = session_doc(sid, name, state["names"][name]["waits"] if name else [], now)
-            written += self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS)
-        written += self._ensure(self.root, INDEX, index_doc(node, state, now), _INDEX_KEYS)
-        if written:
-            sessions.sync()
-            self.root.sync()
-        return written
+            identity = self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS, ids.get(key))
+            if name is not None:  # the next op looks again at the sessions holding names only
+                left[key] = identity
+        if in_line and not changed:
+            left[INDEX] = ids[INDEX]
+        else:
+            left[INDEX] = self._ensure(self.root, INDEX, index_doc(node, state, now), _INDEX_KEYS, ids.get(INDEX))
+        return left
 
     def clean_stops(self) -> None:
         """Remove temporaries a Stop hook left in ``stops/`` when it was cut short. A
@@ -440,6 +470,38 @@ def _unlink_quietly(folder: "Dir", name: str) -> None:
         pass
 
 
+# ---- the mirrors as the last op left them -----------------------------------------------------
+#
+# Every op brings the index and the mirror of every session holding a name in line with the
+# store, and reading them all (51 files at 50 names) cost each op about 1 ms. So each op
+# leaves in store.lock, after the holder's record, the identity of the store and of each of
+# those files as it left them: inode, size, modification and change times, one of which
+# changes with any write, replacement or removal. The next op compares them with the disk
+# (a stat each): when none changed, those files still say what the store says, and it
+# reads only the mirrors its own change concerns. Anything else (a file edited, replaced
+# or removed by hand, a store restored from a backup, an op cut short, an op of an earlier
+# release, another node name) shows as a difference, and every file is read as before.
+# The record is only compared, never trusted: a lost or torn one costs a read of all.
+
+
+def _identity(folder: "Dir", name: str) -> str:
+    """What changes whenever the file ``name`` does: inode, size, modification and change
+    times; "-" for a missing file."""
+    try:
+        st = folder.lstat(name)
+    except OSError:
+        return "-"
+    return "%d %d %d %d" % (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _left_record(node: "str | None", store: str, ids: dict) -> str:
+    """What an op leaves in store.lock for the next: the node the index names, the store's
+    identity and that of each file in ``ids`` (relative path -> identity)."""
+    lines = ["node " + (node or "-"), STORE + " " + store]
+    lines += [path + " " + ids[path] for path in sorted(ids)]
+    return "\n".join(lines) + "\n"
+
+
 # ---- the lock ---------------------------------------------------------------------------------
 
 _RECORD_SIZE = 32  # "<pid> <count>\n", right-aligned to a fixed width
@@ -448,13 +510,15 @@ _RECORD_SIZE = 32  # "<pid> <count>\n", right-aligned to a fixed width
 class _Held:
     """``store.lock`` held, as a context manager. The holder records its process id and a
     running count of acquisitions at the start of the file, so that an op that gives up
-    can say what happened: one process held the lock throughout, or it changed hands."""
+    can say what happened: one process held the lock throughout, or it changed hands.
+    After that record, ``<length>\n<text>``: what the last op left (``_left_record``)."""
 
     def __init__(self, folder: "WaitsFolder", timeout: float) -> None:
         self.folder = folder
         self.timeout = timeout
         self.fd = -1
         self.turn: Optional[Turn] = None
+        self.left: Optional[str] = None  # the last op's _left_record, if it left one
 
     def __enter__(self) -> "_Held":
         from lichhook.waits import lock
@@ -471,7 +535,9 @@ class _Held:
             self.turn = lock.take_turn(queue, self.fd, self.timeout)
             if self.turn is None:
                 raise FolderRefused(self._busy(count_before))
-            _, count = _read_record(self.fd)
+            raw = _read_lock_file(self.fd)
+            _, count = _holder(raw)
+            self.left = _left(raw)
             _write_record(self.fd, os.getpid(), (count or 0) + 1)
         except BaseException:
             os.close(self.fd)
@@ -491,6 +557,13 @@ class _Held:
         return (f"the waits store is busy: {holder} has held its lock {path} for the whole {waited} "
                 "this op waited; try again, or end that process if it is stuck")
 
+    def leave(self, record: str) -> None:
+        """Leave ``record`` (``_left_record``) for the next op. Not flushed to disk: the
+        next op only compares it with the files, so a record lost or torn costs nothing
+        but a read of them all."""
+        data = record.encode("ascii")
+        _write_at(self.fd, b"%d\n%s" % (len(data), data), _RECORD_SIZE)
+
     def __exit__(self, *exc: object) -> None:
         if self.fd >= 0:
             try:
@@ -501,31 +574,76 @@ class _Held:
                 self.fd = -1
 
 
+def _read_at(fd: int, size: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
+
+
+def _write_at(fd: int, data: bytes, offset: int) -> None:
+    try:
+        if hasattr(os, "pwrite"):
+            os.pwrite(fd, data, offset)
+        else:
+            os.lseek(fd, offset, os.SEEK_SET)
+            os.write(fd, data)
+    except OSError:
+        pass  # only the wording of a later "busy" refusal, or the next op's reads, depend on it
+
+
 def _read_record(fd: int) -> tuple:
     """(pid, count) from the lock file, or (None, None) if it holds none (an older release
     left it empty)."""
     try:
-        if hasattr(os, "pread"):
-            raw = os.pread(fd, _RECORD_SIZE, 0)
-        else:
-            os.lseek(fd, 0, os.SEEK_SET)
-            raw = os.read(fd, _RECORD_SIZE)
-        pid, count = raw.split()
-        return int(pid), int(count)
-    except (OSError, ValueError):
+        return _holder(_read_at(fd, _RECORD_SIZE, 0))
+    except OSError:
         return None, None
 
 
-def _write_record(fd: int, pid: int, count: int) -> None:
-    data = b"%*d %*d\n" % (10, pid, _RECORD_SIZE - 12, count)
+def _holder(raw: bytes) -> tuple:
     try:
-        if hasattr(os, "pwrite"):
-            os.pwrite(fd, data, 0)
-        else:
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, data)
+        pid, count = raw[:_RECORD_SIZE].split()
+        return int(pid), int(count)
+    except ValueError:
+        return None, None
+
+
+def _read_lock_file(fd: int) -> bytes:
+    """The lock file's bytes: the holder's record and what the last op left after it."""
+    try:
+        raw = _read_at(fd, 1 << 16, 0)
+        size = _left_size(raw)
+        if size is not None and len(raw) < _RECORD_SIZE + size:
+            raw += _read_at(fd, _RECORD_SIZE + size - len(raw), len(raw))
+        return raw
     except OSError:
-        pass  # only the wording of a later "busy" refusal depends on it
+        return b""
+
+
+def _left_size(raw: bytes) -> "int | None":
+    """How many bytes after the holder's record hold what the last op left, its length
+    line included; None when they do not start with a length."""
+    head, newline, _ = raw[_RECORD_SIZE:_RECORD_SIZE + 12].partition(b"\n")
+    if not newline or not head.isdigit() or not head.isascii() or int(head) > 1 << 24:
+        return None
+    return len(head) + 1 + int(head)
+
+
+def _left(raw: bytes) -> "str | None":
+    """The record the last op left (``_left_record``), or None if there is none whole."""
+    size = _left_size(raw)
+    if size is None or len(raw) < _RECORD_SIZE + size:
+        return None
+    head, _, rest = raw[_RECORD_SIZE:_RECORD_SIZE + size].partition(b"\n")
+    try:
+        return rest.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
+def _write_record(fd: int, pid: int, count: int) -> None:
+    _write_at(fd, b"%*d %*d\n" % (10, pid, _RECORD_SIZE - 12, count), 0)
 
 
 def for_op(path: str) -> "WaitsFolder":
@@ -550,11 +668,12 @@ def for_op(path: str) -> "WaitsFolder":
     return folder
 
 
-def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: "Optional[str]",
+def transaction(path: str, change: "Callable[[dict], Tuple[dict, Tuple[str, ...]]]", node: "Optional[str]",
                 now: str) -> "Tuple[dict, Optional[str]]":
     """Run one op on the waits folder at ``path``: take the lock, load the store, apply
-    ``change`` (which returns ``(result, changed)``, or raises ``rules.Refused`` having
-    changed nothing), save the store if it changed, bring the mirrors in line, release.
+    ``change`` (which returns ``(result, changed)``, ``changed`` being the names whose
+    entries it changed, or raises ``rules.Refused`` having changed nothing), save the
+    store if it changed, bring the mirrors in line, release.
 
     Returns ``(result, warning)``: ``warning`` is set when the op was saved but a mirror
     could not be written (the next op retries). Raises Refused, FolderRefused, OSError.
@@ -564,11 +683,12 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
 
     if not os.path.lexists(path):
         change(empty_state())  # raises Refused for an op the empty store refuses
-    with for_op(path) as folder, folder.lock():
+    with for_op(path) as folder, folder.lock() as held:
         folder._sub(SESSIONS, create=True)  # refused now, not after the store is saved
+        store = _identity(folder.root, STORE)  # before the read: a change after it shows next time
         state = folder.open_store()
         full = folder.mirrors_suspect()
-        before = set(bound_sessions(state))
+        before = bound_sessions(state)
         try:
             result, changed = change(state)
         except Refused:
@@ -579,17 +699,24 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
                 except OSError:
                     pass  # the refusal is the answer; the next op tries again
             raise
+        ids, in_line = folder.left_in_line(None if full else held.left, node, store, before)
         saved = False
         try:
             if changed:
                 folder.mark_dirty()
                 folder.save_store(state)
                 saved = True
+                store = _identity(folder.root, STORE)
             # Sessions that just lost their name keep a mirror that must be emptied.
-            also = tuple(sorted(before - set(bound_sessions(state))))
-            folder.sync(state, node, now, also=also, full=full)
+            also = tuple(sorted(set(before) - set(bound_sessions(state))))
+            left = folder.sync(state, node, now, also=also, full=full, ids=ids, in_line=in_line, changed=changed)
+            if saved:
+                # The store's rename on disk before the op answers. The mirrors' renames
+                # need not be: the next op finds any that a power cut undid, by identity.
+                folder.root.sync()
             if changed or full:
                 folder.clear_dirty()
+            held.leave(_left_record(node, store, left))
             folder.clean_stops()
         except OSError as exc:
             if not saved:
@@ -602,4 +729,3 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
                 raise
             return result, f"the op was recorded, but the mirror files could not be brought up to date: {exc}"
     return result, None
-

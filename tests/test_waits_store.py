@@ -1,0 +1,110 @@
+"""What each op reads of the mirrors, and what it may skip.
+
+An op reads only the mirrors its change concerns while the identities the last op left
+in ``store.lock`` say that nothing else changed. These tests hold that to the plain way:
+every mirror changed behind the ops' back (in place, size and time kept; replaced;
+removed; a store restored from a backup; the record in the lock torn) is still found and
+mended by the next op.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lichhook.waits import folder as folder_module
+from lichhook.waits.api import run_op
+from testkit.constants import NODE
+from testkit.waits import assert_consistent, read
+
+# ---- the mirrors: read only when something may have changed them --------------------------
+
+
+@pytest.fixture
+def env(tmp_path) -> dict:
+    return {"LICHHOOK_WAITS_DIR": str(tmp_path / "waits"), "LICHHOOK_NODE": NODE}
+
+
+@pytest.fixture
+def waits(env) -> Path:
+    for who, session in (("rev", "s1"), ("ci", "s2"), ("qa", "s3")):
+        assert run_op("add", by=who, session=session, what=f"{who} waits", environ=env)["ok"]
+    return Path(env["LICHHOOK_WAITS_DIR"])
+
+
+def mirrors_read(monkeypatch, env: dict, *op: str, **kw: str) -> list:
+    """The mirror files an op read, in order."""
+    seen: list = []
+    real = folder_module.Dir.read
+
+    def read_file(self, name, limit=None):  # type: ignore[no-untyped-def]
+        if self.path.endswith("sessions") or name == "index.json":
+            seen.append(name)
+        return real(self, name, limit)
+
+    monkeypatch.setattr(folder_module.Dir, "read", read_file)
+    answer = run_op(op[0], by=op[1], session=op[2], environ=env, **kw)
+    monkeypatch.undo()
+    assert answer["ok"], answer
+    return seen
+
+
+def test_an_op_reads_only_the_mirrors_its_change_concerns(monkeypatch, env, waits):
+    assert mirrors_read(monkeypatch, env, "list", "rev", "s1") == []
+    assert mirrors_read(monkeypatch, env, "add", "rev", "s1", what="more") == ["s1.json", "index.json"]
+    assert mirrors_read(monkeypatch, env, "adopt", "ci", "s4") == ["s4.json", "s2.json", "index.json"]
+    assert mirrors_read(monkeypatch, env, "list", "qa", "s3") == []
+    assert_consistent(waits)
+
+
+def test_a_mirror_changed_in_place_with_its_size_and_time_kept_is_mended(env, waits):
+    mirror = waits / "sessions" / "s2.json"
+    before = os.stat(mirror)
+    text = mirror.read_text(encoding="utf-8")
+    mirror.write_text(text.replace("ci waits", "CI WAITS"), encoding="utf-8")
+    os.utime(mirror, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(mirror).st_size == before.st_size
+    assert run_op("list", by="rev", session="s1", environ=env)["ok"]
+    assert_consistent(waits)
+
+
+@pytest.mark.parametrize("damage", ["removed", "replaced", "index emptied"])
+def test_a_mirror_removed_or_replaced_behind_the_ops_back_is_mended(env, waits, damage):
+    if damage == "removed":
+        (waits / "sessions" / "s2.json").unlink()
+    elif damage == "replaced":
+        (waits / "sessions" / "s3.json").rename(waits / "sessions" / "s2.json")
+    else:
+        (waits / "index.json").write_text("", encoding="utf-8")
+    assert run_op("list", by="rev", session="s1", environ=env)["ok"]
+    assert_consistent(waits)
+
+
+def test_a_store_restored_from_a_backup_brings_the_mirrors_back_in_line(env, waits):
+    backup = (waits / "store.json").read_bytes()
+    assert run_op("done", by="ci", session="s2", id="w1", environ=env)["ok"]
+    assert read(waits / "sessions" / "s2.json")["waits"] == []
+    (waits / "store.json").write_bytes(backup)
+    assert run_op("list", by="rev", session="s1", environ=env)["ok"]
+    assert [w["id"] for w in read(waits / "sessions" / "s2.json")["waits"]] == ["w1"]
+    assert_consistent(waits)
+
+
+@pytest.mark.parametrize("record", [b"", b"9999999\nnode", b"12\nnode x\nsto", b"garbage\xff\n", b"5\n\xff\xfe\xfd\xfc\xfb"])
+def test_a_lost_or_torn_record_in_the_lock_costs_a_read_of_every_mirror(monkeypatch, env, waits, record):
+    lock = waits / "store.lock"
+    with open(lock, "r+b") as f:
+        f.seek(32)
+        f.write(record)
+        f.truncate()
+    (waits / "sessions" / "s3.json").write_text("{", encoding="utf-8")
+    assert sorted(mirrors_read(monkeypatch, env, "list", "rev", "s1")) == ["index.json", "s1.json", "s2.json",
+                                                                            "s3.json"]
+    assert_consistent(waits)
+    assert mirrors_read(monkeypatch, env, "list", "rev", "s1") == []  # and the record is whole again
+
+
+def test_another_node_name_rewrites_the_index(env, waits):
+    assert run_op("list", by=f"rev@{NODE}", session="s1", environ=dict(env, LICHHOOK_NODE="elsewhere"))["ok"]
+    assert read(waits / "index.json")["node"] == "elsewhere"
