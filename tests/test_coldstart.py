@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from lichhook.adapter import SUBCOMMANDS, provider_id_ok
 from lichhook.adapters import BUILTIN, VERDICTS
 from lichhook import coldstart
-from lichhook.coldstart import fastjson
+from lichhook.coldstart import fastjson, spans
 from lichhook.jsonint import json_int
 
 QUICK = settings(max_examples=200, deadline=None)
@@ -211,6 +211,33 @@ def test_loads_with_parse_int_is_json_loads_with_it(text):
     assert outcome(fastjson.loads, text, parse_int=json_int) == outcome(json.loads, text, parse_int=json_int)
 
 
+def spans_hold(text: str, key: str) -> bool:
+    """Each span loads_with_spans gives spells exactly its member's value."""
+    value, where = spans.loads_with_spans(text, key)
+    if where is None:
+        return True
+    members = value[key]  # type: ignore[index]
+    return set(where) == set(members) and all(
+        canonical(json.loads(text[start:end])) == canonical(members[name]) for name, (start, end) in where.items())
+
+
+objects_with_members = st.tuples(
+    st.dictionaries(st.sampled_from(["format", "names", "x", "n\u00e4mes"]),
+                    json_values | st.dictionaries(st.text(max_size=8), json_values, max_size=5), max_size=4),
+    st.sampled_from([None, (",", ":"), (", ", ": ")]), st.sampled_from([None, 0, 2]), st.booleans(),
+    st.sampled_from(["", " ", "\n\t"]),
+).map(lambda t: t[4] + json.dumps(t[0], separators=t[1], indent=t[2], ensure_ascii=t[3]) + t[4])
+
+
+@QUICK
+@given(texts | objects_with_members | st.just('{"names": {"a": 1}, "names": [2]}')
+       | st.just('{"names": {"a": 1, "a": {"b": 2}}}'))
+def test_loads_with_spans_is_json_loads_and_its_spans_spell_each_member(text):
+    assert outcome(lambda t: spans.loads_with_spans(t, "names")[0], text) == outcome(json.loads, text)
+    if outcome(json.loads, text)[0] == "value":
+        assert spans_hold(text, "names")
+
+
 @pytest.mark.parametrize("text", ["", "  ", "[1,", '{"a":1} x', "\ufeff{}", "NaN", "-Infinity", '"\x01"',
                                   '{"a":"\\ud800"}', "[" * 5000 + "]" * 5000, "1e999", '{"a":1,"a":2}',
                                   "1" * 4301, "-" + "9" * 5000])
@@ -270,7 +297,7 @@ NO_FUTURE = ["lichhook.cli", "lichhook.report", "lichhook.debug", "lichhook.lich
 NO_FUTURE_WAITS = ["lichhook.claude_code", "lichhook.claude_code.commands", "lichhook.claude_code.session_start",
                    "lichhook.claude_code.stop", "lichhook.selfcmd", "lichhook.diskio", "lichhook.waits.api",
                    "lichhook.waits.cli", "lichhook.waits.fields", "lichhook.waits.folder", "lichhook.waits.lock",
-                   "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"]
+                   "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view", "lichhook.coldstart.spans"]
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="evaluating 'X | None' needs Python 3.10")
@@ -444,7 +471,7 @@ REPORT = NO_OP | {"_json", "_socket", "lichhook._version", "lichhook.client",
 CLAUDE_CODE = CORE | {"_json", "lichhook.claude_code", "lichhook.claude_code.commands",
                       "lichhook.waits", "lichhook.waits.view", "lichhook.coldstart.fastjson", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
-WAIT = CORE | {"_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.diskio", "lichhook.ids",
+WAIT = CORE | {"_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.coldstart.spans", "lichhook.diskio", "lichhook.ids",
                "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.fields",
                "lichhook.waits.folder", "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules",
                "lichhook.waits.view"}

@@ -1,22 +1,89 @@
-"""What each op reads of the mirrors, and what it may skip.
+"""What each op reads and writes of the store and the mirrors, and what it may skip.
 
-An op reads only the mirrors its change concerns while the identities the last op left
-in ``store.lock`` say that nothing else changed. These tests hold that to the plain way:
-every mirror changed behind the ops' back (in place, size and time kept; replaced;
-removed; a store restored from a backup; the record in the lock torn) is still found and
-mended by the next op.
+An op copies the store's entries it did not change back as they were spelt, and reads
+only the mirrors its change concerns while the identities the last op left in
+``store.lock`` say that nothing else changed. These tests hold both to the plain way:
+the store written is the one ``json.dumps`` writes, and every mirror changed behind the
+ops' back (in place, size and time kept; replaced; removed; a store restored from a
+backup; the record in the lock torn) is still found and mended by the next op.
 """
+
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from lichhook.coldstart.spans import loads_with_spans
 from lichhook.waits import folder as folder_module
 from lichhook.waits.api import run_op
+from lichhook.waits.rules import Refused, apply
 from testkit.constants import NODE
 from testkit.waits import assert_consistent, read
+
+COMPACT = {"ensure_ascii": False, "separators": (",", ":")}
+
+# ---- the store: entries copied as they were, or encoded again ------------------------------
+
+names = st.sampled_from(["rev@n", "ci@n", "b\u00e9b\u00e9@n", "x@n"])
+sessions = st.sampled_from(["s1", "s2", "s3", "s4"])
+ops = st.tuples(st.sampled_from(["add", "list", "watched", "said", "done", "adopt"]), names, sessions,
+                st.text(min_size=1, max_size=12), st.integers(1, 6))
+
+
+def run_ops(state: dict, sequence: list) -> set:
+    """Apply ``sequence`` to ``state`` as the ops would; returns the names they changed."""
+    changed: set = set()
+    for i, (op, name, session, what, number) in enumerate(sequence):
+        kwargs: dict = {}
+        if op == "add":
+            kwargs = {"what": what, "family": None}
+        elif op in ("watched", "said", "done"):
+            kwargs = {"wait_id": f"w{number}", **({"note": what} if op != "done" else {})}
+        try:
+            _, names_changed = apply(state, op, name, session, f"2026-01-01T00:00:{i % 60:02d}Z", **kwargs)
+        except Refused:
+            continue
+        changed.update(names_changed)
+    return changed
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ops, max_size=12), st.lists(ops, max_size=6))
+def test_the_store_written_is_the_one_json_writes(first, then):
+    state = folder_module.empty_state()
+    run_ops(state, first)
+    text = json.dumps(state, **COMPACT)
+    loaded, spans = loads_with_spans(text, "names")
+    assert loaded == state and spans is not None
+    changed = run_ops(loaded, then)
+    assert folder_module.store_text(loaded, (text, spans), changed) == json.dumps(loaded, **COMPACT)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(ops, min_size=1, max_size=10), st.lists(ops, max_size=6), st.sampled_from([2, None]))
+def test_a_store_spelt_otherwise_is_written_with_the_same_content(first, then, indent):
+    state = folder_module.empty_state()
+    run_ops(state, first)
+    text = json.dumps(state, indent=indent, ensure_ascii=True)  # as a hand or another tool might
+    loaded, spans = loads_with_spans(text, "names")
+    changed = run_ops(loaded, then)
+    assert json.loads(folder_module.store_text(loaded, (text, spans), changed)) == loaded
+
+
+def test_ids_folded_on_load_are_written_folded(tmp_path):
+    env = {"LICHHOOK_WAITS_DIR": str(tmp_path / "w"), "LICHHOOK_NODE": NODE}
+    assert run_op("add", by="rev", session="s1", what="x", environ=env)["ok"]
+    assert run_op("add", by="ci", session="s2", what="y", environ=env)["ok"]
+    store = tmp_path / "w" / "store.json"
+    store.write_text(store.read_text().replace('"session":"s2"', '"session":"S2"'), encoding="utf-8")
+    assert run_op("add", by="rev", session="s1", what="z", environ=env)["ok"]  # changes rev only
+    assert read(store)["names"][f"ci@{NODE}"]["session"] == "s2"
+
 
 # ---- the mirrors: read only when something may have changed them --------------------------
 

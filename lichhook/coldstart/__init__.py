@@ -16,7 +16,10 @@ equal to that plain way:
 - hooks archive: the registered hooks run an archive holding only the modules hooks and
   wait ops import, and reach the rest in the complete archive beside it;
 - ``fastjson`` (a module of its own: the no-op path does without it): ``json.loads`` and
-  ``json.dumps`` over ``_json``, without importing ``json``.
+  ``json.dumps`` over ``_json``, without importing ``json``;
+- ``spans`` (a module of its own, for the wait ops alone): ``json.loads`` that also says
+  where each entry of the waits store is spelt, so that an op copies back the entries it
+  did not change instead of encoding them again.
 
 The first five share this one module because every hot command needs them and each
 module a command imports costs about 0.1 ms of the import machinery, whatever it holds

@@ -52,7 +52,7 @@ from lichhook.waits.view import (  # noqa: F401 - the hooks' side, part of this 
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Tuple
+    from typing import Callable, Iterable, Optional, Tuple
 
     from lichhook.waits.lock import Turn
 
@@ -147,16 +147,40 @@ def store_format_problem(state: object) -> "str | None":
     return None
 
 
-def _fold_sessions(state: dict) -> None:
+def _fold_sessions(state: dict) -> set:
     """Session ids as ``wait_session_id`` gives them (lower case); a release before the
-    ids were folded may have stored them as they came."""
-    for entry in state["names"].values():
-        if isinstance(entry.get("session"), str):
-            entry["session"] = entry["session"].lower()
+    ids were folded may have stored them as they came. Returns the names whose entries
+    this changed."""
+    folded = set()
+    for name, entry in state["names"].items():
+        session = entry.get("session")
+        if isinstance(session, str) and session != session.lower():
+            entry["session"] = session.lower()
+            folded.add(name)
         for record in entry["displaced"]:
             for key in ("session", "by"):
-                if isinstance(record.get(key), str):
-                    record[key] = record[key].lower()
+                value = record.get(key)
+                if isinstance(value, str) and value != value.lower():
+                    record[key] = value.lower()
+                    folded.add(name)
+    return folded
+
+
+def store_text(state: dict, loaded: "Optional[Tuple[str, dict]]" = None, changed: "Iterable[str]" = ()) -> str:
+    """``store.json``'s text for ``state``: compact JSON, UTF-8 as it is. ``loaded`` is the
+    text the state was loaded from and where each entry is spelt in it
+    (``fastjson.loads_with_spans``); the entries of names not in ``changed`` are copied
+    from it as they are, instead of encoded again (0.5 ms of a store of 500 waits)."""
+    if loaded is None or list(state) != ["format", "names"]:
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+    text, spans = loaded
+    changed = set(changed)
+    parts = []
+    for name, entry in state["names"].items():
+        span = spans.get(name) if name not in changed else None
+        value = text[span[0]:span[1]] if span else json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        parts.append(json.dumps(name, ensure_ascii=False) + ":" + value)
+    return ('{"format":' + json.dumps(state["format"]) + ',"names":{' + ",".join(parts) + "}}")
 
 
 def bound_sessions(state: dict) -> dict:
@@ -239,6 +263,9 @@ def _mirror_stem(entry: str) -> "str | None":
 class WaitsFolder(FolderView):
     """A checked waits folder, held open, as the ops use it. Make one with ``for_op``."""
 
+    # The text load_store read and where each entry is spelt in it, for save_store.
+    _loaded: "Optional[Tuple[str, dict]]" = None
+
     def __enter__(self) -> "WaitsFolder":
         return self
 
@@ -320,6 +347,7 @@ class WaitsFolder(FolderView):
     def load_store(self) -> dict:
         """The state in ``store.json``, session ids folded; empty if there is none yet."""
         path = self.root.join(STORE)
+        self._loaded = None
         try:
             raw = self.root.read(STORE)
         except FileNotFoundError:
@@ -330,10 +358,13 @@ class WaitsFolder(FolderView):
         except OSError as exc:
             raise StoreUnusable(f"cannot read the waits store {path}: {exc.strerror or exc}; check its "
                                 "permissions") from None
+        from lichhook.coldstart.spans import loads_with_spans
+
         try:
-            state = json.loads(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
+            state, spans = loads_with_spans(text, "names")
         except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
-            state = None
+            state = spans = None
             problem: "str | None" = "it is not valid JSON (empty, truncated or overwritten)"
         else:
             problem = store_format_problem(state)
@@ -341,7 +372,9 @@ class WaitsFolder(FolderView):
             raise StoreUnusable(
                 f"the waits store {path} is corrupt: {problem}; move it aside to start with no waits "
                 "(the files in sessions/ still list the last known waits), or restore it from a backup")
-        _fold_sessions(state)  # type: ignore[arg-type]
+        folded = _fold_sessions(state)  # type: ignore[arg-type]
+        if spans is not None:
+            self._loaded = (text, {name: span for name, span in spans.items() if name not in folded})
         return state  # type: ignore[return-value]
 
     def open_store(self) -> dict:
@@ -364,8 +397,10 @@ class WaitsFolder(FolderView):
                 pass  # Windows: a hook has it open this instant; the next op removes it
         return state
 
-    def save_store(self, state: dict) -> None:
-        self.root.write_atomic(STORE, json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    def save_store(self, state: dict, changed: "Iterable[str]" = ()) -> None:
+        """Replace the store with ``state``, loaded by ``load_store`` and since changed in the
+        entries of the names in ``changed`` alone."""
+        self.root.write_atomic(STORE, store_text(state, self._loaded, changed).encode("utf-8"))
 
     # -- the mirrors --
 
@@ -704,7 +739,7 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, Tuple[str, ...]
         try:
             if changed:
                 folder.mark_dirty()
-                folder.save_store(state)
+                folder.save_store(state, changed)
                 saved = True
                 store = _identity(folder.root, STORE)
             # Sessions that just lost their name keep a mirror that must be emptied.
