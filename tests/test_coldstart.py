@@ -472,15 +472,14 @@ CLAUDE_CODE = CORE | {"_json", "lichhook.claude_code", "lichhook.claude_code.com
                       "lichhook.waits", "lichhook.waits.view", "lichhook.coldstart.fastjson", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
 WAIT = CORE | {"_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.coldstart.spans", "lichhook.diskio", "lichhook.ids",
-               "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.fields",
-               "lichhook.waits.folder", "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules",
-               "lichhook.waits.view"}
+               "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.folder",
+               "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"}
 ALLOWED = {
     "no-op": NO_OP,
     "report": REPORT,
     "session-start": CLAUDE_CODE | {"lichhook.claude_code.session_start"},
     "stop": CLAUDE_CODE | {"lichhook.claude_code.stop"},
-    "wait add": WAIT,
+    "wait add": WAIT | {"lichhook.waits.fields"},  # list takes no argument to check
     "wait list": WAIT,
 }
 # Never on a hot path, whatever the allow-lists say.
