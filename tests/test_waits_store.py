@@ -119,9 +119,20 @@ def mirrors_read(monkeypatch, env: dict, *op: str, **kw: str) -> list:
 
 def test_an_op_reads_only_the_mirrors_its_change_concerns(monkeypatch, env, waits):
     assert mirrors_read(monkeypatch, env, "list", "rev", "s1") == []
-    assert mirrors_read(monkeypatch, env, "add", "rev", "s1", what="more") == ["s1.json", "index.json"]
-    assert mirrors_read(monkeypatch, env, "adopt", "ci", "s4") == ["s4.json", "s2.json", "index.json"]
+    assert mirrors_read(monkeypatch, env, "add", "rev", "s1", what="more") == ["s1.json"]  # the index: from the store
+    assert mirrors_read(monkeypatch, env, "adopt", "ci", "s4") == ["s4.json", "s2.json"]
     assert mirrors_read(monkeypatch, env, "list", "qa", "s3") == []
+    assert_consistent(waits)
+
+
+def test_the_index_is_written_from_the_store_when_it_changes_and_left_when_not(env, waits):
+    before = (waits / "index.json").read_bytes()
+    assert run_op("watched", by="rev", session="s1", id="w1", environ=env)["ok"]  # open counts stay
+    assert (waits / "index.json").read_bytes() == before
+    assert run_op("adopt", by="ci", session="s4", environ=env)["ok"]  # a holder changes
+    assert_consistent(waits)
+    assert run_op("done", by="qa", session="s3", id="w1", environ=env)["ok"]  # a name leaves it
+    assert [n["name"] for n in read(waits / "index.json")["names"]] == [f"ci@{NODE}", f"rev@{NODE}"]
     assert_consistent(waits)
 
 

@@ -196,6 +196,11 @@ def session_doc(session: str, name: "str | None", waits: list, now: str) -> dict
     return {"session": session, "name": name, "waits": waits, "updated": now}
 
 
+def _listed(state: dict) -> dict:
+    """What ``index.json`` says of ``state``, but its order: name -> (session, open waits)."""
+    return {name: (entry["session"], len(entry["waits"])) for name, entry in state["names"].items() if entry["waits"]}
+
+
 def index_doc(node: "str | None", state: dict, now: str) -> dict:
     """``index.json``: every name with open waits, sorted, with the session holding it."""
     names = [
@@ -433,7 +438,8 @@ class WaitsFolder(FolderView):
         return ids, in_line
 
     def sync(self, state: dict, node: "str | None", now: str, also: tuple = (), full: bool = False,
-             ids: "Optional[dict]" = None, in_line: bool = False, changed: tuple = ()) -> dict:
+             ids: "Optional[dict]" = None, in_line: bool = False, changed: tuple = (),
+             listed: "Optional[dict]" = None) -> dict:
         """Bring the mirrors in line with ``state``; returns the identity of the index and of
         the mirror of each session holding a name, as they are left.
 
@@ -441,10 +447,11 @@ class WaitsFolder(FolderView):
         the sessions in ``also`` (those that just lost their name). Each is read and
         rewritten if it disagrees, unless ``in_line`` (``left_in_line`` found them all as
         the last op left them, with identities ``ids``) and this op changed nothing it
-        shows: a session mirror of none of the ``changed`` names, the index when none
-        changed. With ``full`` (after an op was cut short, or with the store gone), every
-        mirror in ``sessions/`` is read and leftover temporaries of files written under the
-        lock go.
+        shows: a session mirror of none of the ``changed`` names; the index, when what it
+        lists (``listed``: ``_listed`` of the state before the op) is the same, and when
+        not, it is written without being read. With ``full`` (after an op was cut short, or
+        with the store gone), every mirror in ``sessions/`` is read and leftover
+        temporaries of files written under the lock go.
         """
         sessions = self._sub(SESSIONS, create=True)
         assert sessions is not None
@@ -477,8 +484,11 @@ class WaitsFolder(FolderView):
             identity = self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS, ids.get(key))
             if name is not None:  # the next op looks again at the sessions holding names only
                 left[key] = identity
-        if in_line and not changed:
+        if in_line and listed is not None and listed == _listed(state):
             left[INDEX] = ids[INDEX]
+        elif in_line and listed is not None:  # it says what the store said before this op
+            self.root.write_atomic(INDEX, encode(index_doc(node, state, now)))
+            left[INDEX] = _identity(self.root, INDEX)
         else:
             left[INDEX] = self._ensure(self.root, INDEX, index_doc(node, state, now), _INDEX_KEYS, ids.get(INDEX))
         return left
@@ -724,6 +734,7 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, Tuple[str, ...]
         state = folder.open_store()
         full = folder.mirrors_suspect()
         before = bound_sessions(state)
+        listed = _listed(state)
         try:
             result, changed = change(state)
         except Refused:
@@ -744,7 +755,8 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, Tuple[str, ...]
                 store = _identity(folder.root, STORE)
             # Sessions that just lost their name keep a mirror that must be emptied.
             also = tuple(sorted(set(before) - set(bound_sessions(state))))
-            left = folder.sync(state, node, now, also=also, full=full, ids=ids, in_line=in_line, changed=changed)
+            left = folder.sync(state, node, now, also=also, full=full, ids=ids, in_line=in_line, changed=changed,
+                               listed=listed)
             if saved:
                 # The store's rename on disk before the op answers. The mirrors' renames
                 # need not be: the next op finds any that a power cut undid, by identity.
