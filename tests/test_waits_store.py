@@ -61,7 +61,9 @@ def test_the_store_written_is_the_one_json_writes(first, then):
     loaded, spans = loads_with_spans(text, "names")
     assert loaded == state and spans is not None
     changed = run_ops(loaded, then)
-    assert folder_module.store_text(loaded, (text, spans), changed) == json.dumps(loaded, **COMPACT)
+    written, where = folder_module.store_text(loaded, (text, spans), changed)
+    assert written == json.dumps(loaded, **COMPACT)
+    assert {name: json.loads(written[start:end]) for name, (start, end) in where.items()} == loaded["names"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -72,7 +74,9 @@ def test_a_store_spelt_otherwise_is_written_with_the_same_content(first, then, i
     text = json.dumps(state, indent=indent, ensure_ascii=True)  # as a hand or another tool might
     loaded, spans = loads_with_spans(text, "names")
     changed = run_ops(loaded, then)
-    assert json.loads(folder_module.store_text(loaded, (text, spans), changed)) == loaded
+    written, where = folder_module.store_text(loaded, (text, spans), changed)
+    assert json.loads(written) == loaded
+    assert {name: json.loads(written[start:end]) for name, (start, end) in where.items()} == loaded["names"]
 
 
 def test_ids_folded_on_load_are_written_folded(tmp_path):
@@ -101,27 +105,39 @@ def waits(env) -> Path:
 
 
 def mirrors_read(monkeypatch, env: dict, *op: str, **kw: str) -> list:
-    """The mirror files an op read, in order."""
+    """The mirror files an op read, in order, and "store" where it parsed the whole store."""
+    from lichhook.coldstart import spans
+
     seen: list = []
-    real = folder_module.Dir.read
+    real_read, real_loads = folder_module.Dir.read, spans.loads_with_spans
 
     def read_file(self, name, limit=None):  # type: ignore[no-untyped-def]
         if self.path.endswith("sessions") or name == "index.json":
             seen.append(name)
-        return real(self, name, limit)
+        return real_read(self, name, limit)
+
+    def load_whole(text, key):  # type: ignore[no-untyped-def]
+        seen.append("store")
+        return real_loads(text, key)
 
     monkeypatch.setattr(folder_module.Dir, "read", read_file)
+    monkeypatch.setattr(spans, "loads_with_spans", load_whole)
     answer = run_op(op[0], by=op[1], session=op[2], environ=env, **kw)
     monkeypatch.undo()
     assert answer["ok"], answer
     return seen
 
 
-def test_an_op_reads_only_the_mirrors_its_change_concerns(monkeypatch, env, waits):
+def test_an_op_reads_only_the_mirrors_and_entries_its_change_concerns(monkeypatch, env, waits):
     assert mirrors_read(monkeypatch, env, "list", "rev", "s1") == []
-    assert mirrors_read(monkeypatch, env, "add", "rev", "s1", what="more") == ["s1.json"]  # the index: from the store
-    assert mirrors_read(monkeypatch, env, "adopt", "ci", "s4") == ["s4.json", "s2.json"]
+    assert mirrors_read(monkeypatch, env, "add", "rev", "s1", what="more") == []  # written, not read
+    assert mirrors_read(monkeypatch, env, "adopt", "ci", "s4") == ["s4.json"]  # it held no name before
     assert mirrors_read(monkeypatch, env, "list", "qa", "s3") == []
+    assert_consistent(waits)
+    # Anything the last op did not leave so: the whole store and every mirror are read.
+    (waits / "sessions" / "s3.json").write_text("{}", encoding="utf-8")
+    assert sorted(mirrors_read(monkeypatch, env, "list", "qa", "s3")) == ["index.json", "s1.json", "s3.json",
+                                                                          "s4.json", "store"]
     assert_consistent(waits)
 
 
@@ -178,7 +194,7 @@ def test_a_lost_or_torn_record_in_the_lock_costs_a_read_of_every_mirror(monkeypa
         f.truncate()
     (waits / "sessions" / "s3.json").write_text("{", encoding="utf-8")
     assert sorted(mirrors_read(monkeypatch, env, "list", "rev", "s1")) == ["index.json", "s1.json", "s2.json",
-                                                                            "s3.json"]
+                                                                            "s3.json", "store"]
     assert_consistent(waits)
     assert mirrors_read(monkeypatch, env, "list", "rev", "s1") == []  # and the record is whole again
 

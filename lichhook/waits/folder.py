@@ -166,21 +166,27 @@ def _fold_sessions(state: dict) -> set:
     return folded
 
 
-def store_text(state: dict, loaded: "Optional[Tuple[str, dict]]" = None, changed: "Iterable[str]" = ()) -> str:
-    """``store.json``'s text for ``state``: compact JSON, UTF-8 as it is. ``loaded`` is the
-    text the state was loaded from and where each entry is spelt in it
-    (``fastjson.loads_with_spans``); the entries of names not in ``changed`` are copied
-    from it as they are, instead of encoded again (0.5 ms of a store of 500 waits)."""
-    if loaded is None or list(state) != ["format", "names"]:
-        return json.dumps(state, ensure_ascii=False, separators=(",", ":"))
-    text, spans = loaded
+def store_text(state: dict, loaded: "Optional[Tuple[str, dict]]" = None,
+               changed: "Iterable[str]" = ()) -> "Tuple[str, Optional[dict]]":
+    """``store.json``'s text for ``state`` (compact JSON, UTF-8 as it is), and where each
+    entry is spelt in it: name -> (start, end), None when the state holds more than the
+    format and the names. ``loaded`` is the text the state was loaded from and where each
+    entry is spelt there: the entries of names not in ``changed`` are copied from it as
+    they are, instead of encoded again (0.5 ms of a store of 500 waits)."""
+    if list(state) != ["format", "names"]:
+        return json.dumps(state, ensure_ascii=False, separators=(",", ":")), None
+    text, spans = loaded if loaded is not None else ("", {})
     changed = set(changed)
-    parts = []
+    head = '{"format":' + json.dumps(state["format"]) + ',"names":{'
+    parts, where, at = [], {}, len(head)
     for name, entry in state["names"].items():
         span = spans.get(name) if name not in changed else None
         value = text[span[0]:span[1]] if span else json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-        parts.append(json.dumps(name, ensure_ascii=False) + ":" + value)
-    return ('{"format":' + json.dumps(state["format"]) + ',"names":{' + ",".join(parts) + "}}")
+        key = json.dumps(name, ensure_ascii=False) + ":"
+        where[name] = (at + len(key), at + len(key) + len(value))
+        parts.append(key + value)
+        at += len(key) + len(value) + 1
+    return head + ",".join(parts) + "}}", where
 
 
 def bound_sessions(state: dict) -> dict:
@@ -196,18 +202,22 @@ def session_doc(session: str, name: "str | None", waits: list, now: str) -> dict
     return {"session": session, "name": name, "waits": waits, "updated": now}
 
 
-def _listed(state: dict) -> dict:
-    """What ``index.json`` says of ``state``, but its order: name -> (session, open waits)."""
-    return {name: (entry["session"], len(entry["waits"])) for name, entry in state["names"].items() if entry["waits"]}
+def index_entries(state: dict, counts: "Optional[dict]" = None) -> dict:
+    """What ``index.json`` lists of ``state``, in no order: name -> (session, open waits),
+    for every name with open waits. ``counts``: the open waits of the names whose entries
+    were not loaded (``_Loaded``)."""
+    listed = {}
+    for name, entry in state["names"].items():
+        count = counts[name] if counts and name in counts else len(entry["waits"])
+        if count:
+            listed[name] = (entry["session"], count)
+    return listed
 
 
-def index_doc(node: "str | None", state: dict, now: str) -> dict:
-    """``index.json``: every name with open waits, sorted, with the session holding it."""
-    names = [
-        {"name": name, "session": entry["session"], "open": len(entry["waits"])}
-        for name, entry in sorted(state["names"].items())
-        if entry["waits"]
-    ]
+def index_doc(node: "str | None", entries: dict, now: str) -> dict:
+    """``index.json``: every name with open waits (``index_entries``), sorted, with the
+    session holding it."""
+    names = [{"name": name, "session": entries[name][0], "open": entries[name][1]} for name in sorted(entries)]
     return {"node": node, "updated": now, "names": names}
 
 
@@ -267,9 +277,6 @@ def _mirror_stem(entry: str) -> "str | None":
 
 class WaitsFolder(FolderView):
     """A checked waits folder, held open, as the ops use it. Make one with ``for_op``."""
-
-    # The text load_store read and where each entry is spelt in it, for save_store.
-    _loaded: "Optional[Tuple[str, dict]]" = None
 
     def __enter__(self) -> "WaitsFolder":
         return self
@@ -350,23 +357,48 @@ class WaitsFolder(FolderView):
     # -- the store --
 
     def load_store(self) -> dict:
-        """The state in ``store.json``, session ids folded; empty if there is none yet."""
+        """The state in ``store.json``, every field checked, session ids folded; empty if
+        there is none yet."""
+        return self.load().state
+
+    def load(self, left: "Optional[str]" = None, node: "Optional[str]" = None, name: "Optional[str]" = None,
+             session: "Optional[str]" = None) -> "_Loaded":
+        """The store, for an op by ``session`` on ``name``.
+
+        While the store, the index and the mirrors are all as the op that left ``left``
+        (its record in ``store.lock``) left them, only the entries of ``name`` and of the
+        name ``session`` holds are parsed: the others hold their ``session`` alone, and
+        the record says the rest (their open waits, where they are spelt). That op read
+        or wrote every one of them, so they need no check again. Otherwise the whole
+        store is parsed and checked field by field.
+        """
         path = self.root.join(STORE)
-        self._loaded = None
+        identity = _identity(self.root, STORE)  # before the read: a change after it shows next time
         try:
             raw = self.root.read(STORE)
         except FileNotFoundError:
-            return empty_state()
+            return _Loaded(empty_state(), "-")
         except NotAFile as exc:
             raise StoreUnusable(f"the waits store {path} is {_kind(exc)}, not a regular file; move it "
                                 "aside to start with no waits") from None
         except OSError as exc:
             raise StoreUnusable(f"cannot read the waits store {path}: {exc.strerror or exc}; check its "
                                 "permissions") from None
+        if _identity(self.root, STORE) != identity:
+            identity = "?"  # changed while it was read: in line with nothing
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None and left and name and session:
+            loaded = self._load_in_line(text, identity, left, node, name, session)
+            if loaded is not None:
+                return loaded
         from lichhook.coldstart.spans import loads_with_spans
 
         try:
-            text = raw.decode("utf-8")
+            if text is None:
+                raise ValueError
             state, spans = loads_with_spans(text, "names")
         except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
             state = spans = None
@@ -379,15 +411,51 @@ class WaitsFolder(FolderView):
                 "(the files in sessions/ still list the last known waits), or restore it from a backup")
         folded = _fold_sessions(state)  # type: ignore[arg-type]
         if spans is not None:
-            self._loaded = (text, {name: span for name, span in spans.items() if name not in folded})
-        return state  # type: ignore[return-value]
+            spans = {entry: span for entry, span in spans.items() if entry not in folded}
+        return _Loaded(state, identity, text or "", spans)  # type: ignore[arg-type]
 
-    def open_store(self) -> dict:
-        """``load_store``, keeping ``store.broken`` in line: it holds the refusal while the
-        store is unusable, so that the hooks can say why the waits cannot be marked, and
-        goes once the store loads again. Call it with the lock held."""
+    def _load_in_line(self, text: str, identity: str, left: str, node: "Optional[str]", name: str,
+                      session: str) -> "Optional[_Loaded]":
+        """``load``'s way when all is as the last op left it, else None."""
+        files, found, block = left.partition("\n" + _NAMES + "\n")
+        summary = _summary(block) if found else None
+        if summary is None or self.is_dirty():
+            return None
+        bound = {holder: held for held, (holder, _, _, _) in summary.items() if holder}
+        ids, in_line = self.left_in_line(files + "\n", node, identity, bound)
+        if not in_line:
+            return None
+        wanted = {name, bound.get(session)}
+        names: dict = {}
+        spans: dict = {}
+        counts: dict = {}
+        for held, (holder, count, start, end) in summary.items():
+            spans[held] = (start, end)
+            if held in wanted:
+                try:
+                    names[held] = json.loads(text[start:end])
+                except (ValueError, RecursionError):
+                    return None
+            else:
+                names[held] = {"session": holder}
+                counts[held] = count
+        entries = {held: names[held] for held in wanted if held in names}
+        parsed = {"format": STORE_FORMAT, "names": entries}
+        if store_format_problem(parsed) is not None:
+            return None
+        for held in _fold_sessions(parsed):
+            del spans[held]
+        if any(entry["session"] != summary[held][0] for held, entry in entries.items()):
+            return None  # the record says otherwise: read it all
+        return _Loaded({"format": STORE_FORMAT, "names": names}, identity, text, spans, counts, ids)
+
+    def open_store(self, left: "Optional[str]" = None, node: "Optional[str]" = None, name: "Optional[str]" = None,
+                   session: "Optional[str]" = None) -> "_Loaded":
+        """``load``, keeping ``store.broken`` in line: it holds the refusal while the store
+        is unusable, so that the hooks can say why the waits cannot be marked, and goes
+        once the store loads again. Call it with the lock held."""
         try:
-            state = self.load_store()
+            loaded = self.load(left, node, name, session)
         except StoreUnusable as exc:
             try:
                 self._regular_or_missing(BROKEN)  # refuses a link or FIFO there: left alone
@@ -400,12 +468,21 @@ class WaitsFolder(FolderView):
                 self.root.unlink(BROKEN)
             except OSError:
                 pass  # Windows: a hook has it open this instant; the next op removes it
-        return state
+        return loaded
 
-    def save_store(self, state: dict, changed: "Iterable[str]" = ()) -> None:
-        """Replace the store with ``state``, loaded by ``load_store`` and since changed in the
-        entries of the names in ``changed`` alone."""
-        self.root.write_atomic(STORE, store_text(state, self._loaded, changed).encode("utf-8"))
+    def save_store(self, loaded: "_Loaded", changed: "Iterable[str]" = ()) -> None:
+        """Replace the store with ``loaded.state``, which changed since it was loaded in the
+        entries of the names in ``changed`` alone; ``loaded`` then describes what was
+        written."""
+        changed = tuple(changed)
+        if any(name in loaded.counts for name in changed):
+            raise RuntimeError("an op changed an entry of the waits store it did not load")
+        source = (loaded.text, loaded.spans) if loaded.spans is not None else None
+        text, spans = store_text(loaded.state, source, changed)
+        if spans is None and loaded.counts:
+            raise RuntimeError("a waits store loaded in part cannot be written whole")
+        self.root.write_atomic(STORE, text.encode("utf-8"))
+        loaded.text, loaded.spans, loaded.identity = text, spans, _identity(self.root, STORE)
 
     # -- the mirrors --
 
@@ -433,25 +510,28 @@ class WaitsFolder(FolderView):
         ids = {INDEX: _identity(self.root, INDEX)}
         for sid in bound:
             ids[SESSIONS + "/" + sid + MIRROR_SUFFIX] = _identity(sessions, sid + MIRROR_SUFFIX)
-        # A file missing is never in line: every op leaves each of them written.
-        in_line = left is not None and "-" not in ids.values() and left == _left_record(node, store, ids)
-        return ids, in_line
+        if left is None or "-" in ids.values():  # a file missing is never in line: every op leaves them written
+            return ids, False
+        files, found, _ = left.partition("\n" + _NAMES + "\n")
+        return ids, (files + "\n" if found else left) == _left_record(node, store, ids)
 
     def sync(self, state: dict, node: "str | None", now: str, also: tuple = (), full: bool = False,
              ids: "Optional[dict]" = None, in_line: bool = False, changed: tuple = (),
-             listed: "Optional[dict]" = None) -> dict:
+             listed: "Optional[dict]" = None, counts: "Optional[dict]" = None) -> dict:
         """Bring the mirrors in line with ``state``; returns the identity of the index and of
         the mirror of each session holding a name, as they are left.
 
         Checked every time: the index and the file of every session holding a name, and
         the sessions in ``also`` (those that just lost their name). Each is read and
         rewritten if it disagrees, unless ``in_line`` (``left_in_line`` found them all as
-        the last op left them, with identities ``ids``) and this op changed nothing it
-        shows: a session mirror of none of the ``changed`` names; the index, when what it
-        lists (``listed``: ``_listed`` of the state before the op) is the same, and when
-        not, it is written without being read. With ``full`` (after an op was cut short, or
-        with the store gone), every mirror in ``sessions/`` is read and leftover
-        temporaries of files written under the lock go.
+        the last op left them, with identities ``ids``): then a mirror of none of the
+        ``changed`` names stays as it is, and one of them is written without being read
+        (this op changed what it shows); the index stays when what it lists
+        (``index_entries``; ``listed``: before the op) is the same, and is written without
+        being read when not. ``counts``: the open waits of the names whose entries the op
+        did not load. With ``full`` (after an op was cut short, or with the store gone),
+        every mirror in ``sessions/`` is read and leftover temporaries of files written
+        under the lock go.
         """
         sessions = self._sub(SESSIONS, create=True)
         assert sessions is not None
@@ -477,20 +557,25 @@ class WaitsFolder(FolderView):
         for sid in targets:
             name = bound.get(sid)
             key = SESSIONS + "/" + sid + MIRROR_SUFFIX
-            if in_line and name not in changed and sid not in also and key in ids:
+            if in_line and key in ids and name not in changed and sid not in also:
                 left[key] = ids[key]  # as the last op left it, and this op changed nothing it shows
                 continue
             doc = session_doc(sid, name, state["names"][name]["waits"] if name else [], now)
-            identity = self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS, ids.get(key))
+            if in_line and key in ids:  # it shows what this op changed: no need to read it
+                sessions.write_atomic(sid + MIRROR_SUFFIX, encode(doc))
+                identity = _identity(sessions, sid + MIRROR_SUFFIX)
+            else:
+                identity = self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS, ids.get(key))
             if name is not None:  # the next op looks again at the sessions holding names only
                 left[key] = identity
-        if in_line and listed is not None and listed == _listed(state):
+        entries = index_entries(state, counts)
+        if in_line and listed is not None and listed == entries:
             left[INDEX] = ids[INDEX]
         elif in_line and listed is not None:  # it says what the store said before this op
-            self.root.write_atomic(INDEX, encode(index_doc(node, state, now)))
+            self.root.write_atomic(INDEX, encode(index_doc(node, entries, now)))
             left[INDEX] = _identity(self.root, INDEX)
         else:
-            left[INDEX] = self._ensure(self.root, INDEX, index_doc(node, state, now), _INDEX_KEYS, ids.get(INDEX))
+            left[INDEX] = self._ensure(self.root, INDEX, index_doc(node, entries, now), _INDEX_KEYS, ids.get(INDEX))
         return left
 
     def clean_stops(self) -> None:
@@ -539,12 +624,54 @@ def _identity(folder: "Dir", name: str) -> str:
     return "%d %d %d %d" % (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _left_record(node: "str | None", store: str, ids: dict) -> str:
+def _left_record(node: "str | None", store: str, ids: dict, loaded: "Optional[_Loaded]" = None) -> str:
     """What an op leaves in store.lock for the next: the node the index names, the store's
-    identity and that of each file in ``ids`` (relative path -> identity)."""
+    identity and that of each file in ``ids`` (relative path -> identity); then, from
+    ``loaded`` (the store as the op leaves it), a line per name: ``<name> <session or />
+    <open waits> <start> <end>``, where its entry is spelt in ``store.json``."""
     lines = ["node " + (node or "-"), STORE + " " + store]
     lines += [path + " " + ids[path] for path in sorted(ids)]
+    if loaded is not None and loaded.spans is not None and len(loaded.spans) == len(loaded.state["names"]):
+        lines.append(_NAMES)
+        counts = loaded.counts
+        for name, entry in loaded.state["names"].items():
+            start, end = loaded.spans[name]
+            count = counts[name] if name in counts else len(entry["waits"])
+            lines.append(f"{name} {entry['session'] or '/'} {count} {start} {end}")
     return "\n".join(lines) + "\n"
+
+
+_NAMES = "names"  # the line that starts the entries' part of the record
+
+
+def _summary(block: str) -> "Optional[dict]":
+    """name -> (session or None, open waits, start, end) from a record's lines per name;
+    None if one is not such a line."""
+    summary = {}
+    try:
+        for line in block.splitlines():
+            name, session, count, start, end = line.split(" ")
+            summary[name] = (None if session == "/" else session, int(count), int(start), int(end))
+    except ValueError:
+        return None
+    return summary
+
+
+class _Loaded:
+    """The store as an op loaded it: ``state`` (what the rules change), its ``identity``
+    (``_identity``), the ``text`` it was read from and where each entry is spelt there
+    (``spans``: name -> (start, end); None when unknown). Loaded in line (``load``):
+    ``counts`` holds the open waits of the names whose entries hold their ``session``
+    alone, and ``ids`` the identities of the index and the mirrors."""
+
+    def __init__(self, state: dict, identity: str, text: str = "", spans: "Optional[dict]" = None,
+                 counts: "Optional[dict]" = None, ids: "Optional[dict]" = None) -> None:
+        self.state = state
+        self.identity = identity
+        self.text = text
+        self.spans = spans
+        self.counts: dict = counts or {}
+        self.ids = ids
 
 
 # ---- the lock ---------------------------------------------------------------------------------
@@ -714,11 +841,15 @@ def for_op(path: str) -> "WaitsFolder":
 
 
 def transaction(path: str, change: "Callable[[dict], Tuple[dict, Tuple[str, ...]]]", node: "Optional[str]",
-                now: str) -> "Tuple[dict, Optional[str]]":
+                now: str, name: "Optional[str]" = None, session: "Optional[str]" = None) -> "Tuple[dict, Optional[str]]":
     """Run one op on the waits folder at ``path``: take the lock, load the store, apply
     ``change`` (which returns ``(result, changed)``, ``changed`` being the names whose
     entries it changed, or raises ``rules.Refused`` having changed nothing), save the
     store if it changed, bring the mirrors in line, release.
+
+    ``name`` and ``session`` are the op's: given, and all being as the last op left it,
+    the state ``change`` gets holds whole only the entries of ``name`` and of the name
+    ``session`` holds, the ones the rules look into; the others hold their ``session``.
 
     Returns ``(result, warning)``: ``warning`` is set when the op was saved but a mirror
     could not be written (the next op retries). Raises Refused, FolderRefused, OSError.
@@ -730,11 +861,11 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, Tuple[str, ...]
         change(empty_state())  # raises Refused for an op the empty store refuses
     with for_op(path) as folder, folder.lock() as held:
         folder._sub(SESSIONS, create=True)  # refused now, not after the store is saved
-        store = _identity(folder.root, STORE)  # before the read: a change after it shows next time
-        state = folder.open_store()
+        loaded = folder.open_store(held.left, node, name, session)
+        state = loaded.state
         full = folder.mirrors_suspect()
         before = bound_sessions(state)
-        listed = _listed(state)
+        listed = index_entries(state, loaded.counts)
         try:
             result, changed = change(state)
         except Refused:
@@ -745,25 +876,27 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, Tuple[str, ...]
                 except OSError:
                     pass  # the refusal is the answer; the next op tries again
             raise
-        ids, in_line = folder.left_in_line(None if full else held.left, node, store, before)
+        if loaded.ids is not None:
+            ids, in_line = loaded.ids, True
+        else:
+            ids, in_line = folder.left_in_line(None if full else held.left, node, loaded.identity, before)
         saved = False
         try:
             if changed:
                 folder.mark_dirty()
-                folder.save_store(state, changed)
+                folder.save_store(loaded, changed)
                 saved = True
-                store = _identity(folder.root, STORE)
             # Sessions that just lost their name keep a mirror that must be emptied.
             also = tuple(sorted(set(before) - set(bound_sessions(state))))
             left = folder.sync(state, node, now, also=also, full=full, ids=ids, in_line=in_line, changed=changed,
-                               listed=listed)
+                               listed=listed, counts=loaded.counts)
             if saved:
                 # The store's rename on disk before the op answers. The mirrors' renames
                 # need not be: the next op finds any that a power cut undid, by identity.
                 folder.root.sync()
             if changed or full:
                 folder.clear_dirty()
-            held.leave(_left_record(node, store, left))
+            held.leave(_left_record(node, loaded.identity, left, loaded))
             folder.clean_stops()
         except OSError as exc:
             if not saved:
