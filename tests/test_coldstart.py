@@ -218,7 +218,9 @@ def spans_hold(text: str, key: str) -> bool:
         return True
     members = value[key]  # type: ignore[index]
     return set(where) == set(members) and all(
-        canonical(json.loads(text[start:end])) == canonical(members[name]) for name, (start, end) in where.items())
+        canonical(json.loads(text[start:end])) == canonical(members[name])
+        and canonical(json.loads("{" + text[member:end] + "}")) == canonical({name: members[name]})
+        for name, (member, start, end) in where.items())
 
 
 objects_with_members = st.tuples(

@@ -63,7 +63,9 @@ def test_the_store_written_is_the_one_json_writes(first, then):
     changed = run_ops(loaded, then)
     written, where = folder_module.store_text(loaded, (text, spans), changed)
     assert written == json.dumps(loaded, **COMPACT)
-    assert {name: json.loads(written[start:end]) for name, (start, end) in where.items()} == loaded["names"]
+    assert {name: json.loads(written[start:end]) for name, (_, start, end) in where.items()} == loaded["names"]
+    assert {name: json.loads("{" + written[member:end] + "}")[name] for name, (member, _, end) in where.items()} \
+        == loaded["names"]
 
 
 @settings(max_examples=60, deadline=None)
@@ -76,7 +78,9 @@ def test_a_store_spelt_otherwise_is_written_with_the_same_content(first, then, i
     changed = run_ops(loaded, then)
     written, where = folder_module.store_text(loaded, (text, spans), changed)
     assert json.loads(written) == loaded
-    assert {name: json.loads(written[start:end]) for name, (start, end) in where.items()} == loaded["names"]
+    assert {name: json.loads(written[start:end]) for name, (_, start, end) in where.items()} == loaded["names"]
+    assert {name: json.loads("{" + written[member:end] + "}")[name] for name, (member, _, end) in where.items()} \
+        == loaded["names"]
 
 
 def test_ids_folded_on_load_are_written_folded(tmp_path):

@@ -21,9 +21,10 @@ except ImportError:  # no accelerator: loads hands everything to json, and no sp
 
 def loads_with_spans(text: str, key: str) -> "tuple[object, dict | None]":
     """``json.loads(text)``, and where ``text`` is an object whose member ``key`` is an
-    object, where each of that object's members is spelt in ``text``: name -> (start,
-    end) of its value, which a writer may copy back for the members it did not change,
-    instead of encoding them again. None otherwise (and whenever ``json`` is asked)."""
+    object, where each of that object's members is spelt in ``text``: name -> (where its
+    name starts, where its value starts, where its value ends), which a writer may copy
+    back for the members it did not change, instead of encoding them again. None
+    otherwise (and whenever ``json`` is asked)."""
     if _scan is not None and _c_scanstring is not None and type(text) is str:
         try:
             value, spans, end = _object(text, _skip(text, 0), key)
@@ -54,6 +55,7 @@ def _object(text: str, i: int, key: "str | None") -> "tuple[dict, dict | None, i
     while True:
         if text[i] != '"':
             raise ValueError
+        member = i
         name, i = _c_scanstring(text, i + 1, True)
         i = _skip(text, i)
         if text[i] != ":":
@@ -68,7 +70,7 @@ def _object(text: str, i: int, key: "str | None") -> "tuple[dict, dict | None, i
         else:
             obj[name], i = _scan(text, i)
             if key is None:
-                spans[name] = (start, i)  # type: ignore[index]
+                spans[name] = (member, start, i)  # type: ignore[index]
         i = _skip(text, i)
         if text[i] == "}":
             return obj, spans, i + 1
