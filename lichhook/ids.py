@@ -2,12 +2,12 @@
 
 Nothing here touches the disk. Two families:
 - ``provider_session_id_problem``: lich's own rule for the id in a session-start report
-  (``lich_id_problem``), and valid Unicode;
+  (``lich_id_problem``), no control character, and valid Unicode;
 - ``wait_session_id`` (and ``wait_who``, ``wait_node``): the stricter rule for ids the
   waits module turns into file names, on every OS.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 # lich's opaqueID refuses these, and ".." anywhere (lich internal/terminal/transport.go).
 _LICH_FORBIDDEN = frozenset("/\\*?[]")
@@ -32,8 +32,12 @@ def is_control(ch: str) -> bool:
     return o < 0x20 or 0x7F <= o < 0xA0
 
 
-def lich_id_problem(value: object) -> str | None:
-    """Why lich itself would refuse ``value`` as a ``provider_session_id``, or None."""
+def lich_id_problem(value: object) -> "str | None":
+    """Why lich itself would refuse ``value`` as a ``provider_session_id``, or None.
+
+    lich's ``opaqueID``: no ``/ \\ * ? [ ]`` and no ``..``. It takes control characters,
+    spaces and anything else (lichhook does not send those: provider_session_id_problem).
+    """
     if not isinstance(value, str):
         return f"id is {type(value).__name__}, not a string"
     if not value:
@@ -43,32 +47,35 @@ def lich_id_problem(value: object) -> str | None:
     for ch in value:
         if ch in _LICH_FORBIDDEN:
             return f"id contains {ch!r}"
-        if is_control(ch):
-            return f"id contains control character U+{ord(ch):04X}"
     return None
 
 
-def provider_session_id_problem(value: object) -> str | None:
+def provider_session_id_problem(value: object) -> "str | None":
     """Why lichhook does not send ``value`` as a ``provider_session_id``, or None.
 
-    lich's own rule, and valid Unicode: JSON can escape a lone surrogate
-    (``"\\ud800"``), which lich's decoder turns into U+FFFD, so lich would hold an id
-    the harness does not have.
+    lich's own rule, and two of lichhook's: no control character (an id that a
+    terminal, a log line or a file glob would show differently from the harness), and
+    valid Unicode: JSON can escape a lone surrogate (``"\\ud800"``), which lich's decoder
+    turns into U+FFFD, so lich would hold an id the harness does not have.
     """
     problem = lich_id_problem(value)
-    if problem is None and isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:  # only a surrogate cannot be encoded
-            return f"id is not valid Unicode (lone surrogate U+{ord(value[exc.start]):04X})"
-    return problem
+    if problem is not None or not isinstance(value, str):
+        return problem
+    for ch in value:
+        if is_control(ch):
+            return f"id contains control character U+{ord(ch):04X}"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # only a surrogate cannot be encoded
+        return f"id is not valid Unicode (lone surrogate U+{ord(value[exc.start]):04X})"
+    return None
 
 
 class BadId(ValueError):
     """An id or name that the waits module refuses; the message says what and why."""
 
 
-def _file_safe_problem(value: object, what: str, max_len: int) -> str | None:
+def _file_safe_problem(value: object, what: str, max_len: int) -> "str | None":
     if not isinstance(value, str):
         return f"{what} must be a string"
     if not value.strip():
