@@ -1,18 +1,109 @@
-"""Small readers shared by the built-in adapters."""
+"""Small readers shared by the built-in adapters: fields of a payload, and the words a
+card shows for a tool call (its detail) and for a wait (its reason)."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any, List, Mapping, Optional, Sequence
+
+# Where each harness puts what a tool call acts on, in the order a card prefers them: a
+# command (Claude Code and Codex `command`, Antigravity `CommandLine`); a file (Claude
+# Code `file_path` and `notebook_path`, opencode `filePath`, Antigravity PascalCase); a
+# search or an address; a folder (`path` is a folder for search tools); the model's own
+# description of the call (Claude Code's Agent tool).
+COMMAND_KEYS = ("command", "CommandLine", "cmd")
+FILE_KEYS = ("file_path", "filePath", "notebook_path", "TargetFile", "FilePath", "AbsolutePath", "NotebookPath")
+TEXT_KEYS = ("pattern", "query", "Query", "url", "Url")
+FOLDER_KEYS = ("path", "DirectoryPath", "SearchPath", "SearchDirectory")
+PATCH_START = "*** Begin Patch"
+PATCH_FILES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
 
-def string_at(payload: Mapping[str, Any], *path: str) -> str | None:
+def string_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[str]":
     """Return the string at ``payload[path[0]][path[1]]...``, or None if any step is missing
     or the value is not a non-empty string."""
-    node: Any = payload
+    node: "Any" = payload
     for key in path:
         if not isinstance(node, dict):
             return None
         node = node.get(key)
     return node if isinstance(node, str) and node else None
+
+
+def mapping_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[dict]":
+    """The object at ``path`` in ``payload``, or None."""
+    node: "Any" = payload
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node if isinstance(node, dict) else None
+
+
+def first_string(args: "Mapping[str, Any]", keys: "Sequence[str]") -> str:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def detail(args: object, cwd: "Optional[str]") -> str:
+    """What a tool call acts on, in the harness's own words: the command (for a patch, the
+    files it names), else the file made relative to ``cwd``, else the search or address,
+    else the folder, else the call's description; "" when it says none."""
+    if not isinstance(args, dict):
+        return ""
+    command = first_string(args, COMMAND_KEYS)
+    if command:
+        if command.lstrip().startswith(PATCH_START):
+            return ", ".join(relative(path, cwd) for path in patch_files(command))
+        return command
+    path = first_string(args, FILE_KEYS)
+    if path:
+        return relative(path, cwd)
+    text = first_string(args, TEXT_KEYS)
+    if text:
+        return text
+    path = first_string(args, FOLDER_KEYS)
+    if path:
+        return relative(path, cwd)
+    return first_string(args, ("description",))
+
+
+def patch_files(patch: str) -> "List[str]":
+    """The files an apply_patch names (added, updated, deleted), each once, in order."""
+    found: "List[str]" = []
+    for line in patch.splitlines():
+        for prefix in PATCH_FILES:
+            if line.startswith(prefix):
+                name = line[len(prefix):].strip()
+                if name and name not in found:
+                    found.append(name)
+    return found
+
+
+def relative(path: str, cwd: "Optional[str]") -> str:
+    """``path`` relative to ``cwd`` when inside it; an absolute path outside it is cut to
+    its file name (a card is narrow, and the folder is the part every card shares)."""
+    unified = path.replace("\\", "/")
+    base = (cwd or "").replace("\\", "/").rstrip("/")
+    if base:
+        if unified == base:
+            return "."
+        if unified.startswith(base + "/"):
+            return path[len(base) + 1:]
+    if unified.startswith("/") or (len(unified) > 2 and unified[1] == ":" and unified[2] == "/"):
+        return unified.rstrip("/").rsplit("/", 1)[-1] or path
+    return path
+
+
+def reason(message: object, tool: "Optional[str]", what: str) -> str:
+    """Why a session waits: the harness's own sentence when it has one, else the tool it
+    asks about and what that tool would act on."""
+    if isinstance(message, str) and message.strip():
+        return message
+    if tool and what:
+        return f"{tool}: {what}"
+    return tool or ""

@@ -1,6 +1,6 @@
 """Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 import sys
@@ -15,7 +15,7 @@ class PayloadError(ValueError):
 
 
 def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS,
-               deadline: float | None = None) -> bytes:
+               deadline: "float | None" = None) -> bytes:
     """Read stdin until EOF, a whole JSON object, the time bound or more than ``limit``
     bytes, whichever comes first.
 
@@ -36,7 +36,7 @@ def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECOND
     return data
 
 
-def _whole_object(chunks: list[bytes]) -> bool:
+def _whole_object(chunks: "list[bytes]") -> bool:
     """True when the bytes read so far are one JSON object: more could only spoil it."""
     if not chunks[-1].rstrip(b" \t\r\n").endswith(b"}"):
         return False
@@ -47,7 +47,7 @@ def _whole_object(chunks: list[bytes]) -> bool:
     return True
 
 
-def _read_with_select(fd: int, limit: int, deadline: float) -> list[bytes]:
+def _read_with_select(fd: int, limit: int, deadline: float) -> "list[bytes]":
     import select
 
     chunks: list[bytes] = []
@@ -72,7 +72,7 @@ def _read_with_select(fd: int, limit: int, deadline: float) -> list[bytes]:
     return chunks
 
 
-def _read_in_thread(fd: int, limit: int, deadline: float) -> list[bytes]:
+def _read_in_thread(fd: int, limit: int, deadline: float) -> "list[bytes]":
     # Windows cannot select() on a pipe, so a daemon thread reads while we wait.
     import threading
 

@@ -5,7 +5,7 @@ several milliseconds a hook does not need when the provider is built in and the 
 folder holds no plugin file (only a plugin-folder adapter may replace a built-in). Then
 the adapter comes straight from its module, the very object the host would give
 (``tests/test_coldstart.py`` holds them equal); outside lich even that module is not
-loaded, since the verdict is all there is to print.
+loaded, since the verdict (from the harness's descriptor) is all there is to print.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
@@ -39,8 +39,10 @@ def builtin_adapter(module: str) -> object:
     return import_module(f"lichhook.adapters.{module}").ADAPTER
 
 
-def builtin_verdict(provider: str) -> str:
-    """What the built-in adapter for ``provider`` prints, without loading its module."""
-    from lichhook.adapters import VERDICTS
+def builtin_verdict(provider: str, event: "str | None" = None) -> str:
+    """What the built-in hook for ``provider`` prints for ``event`` (None: the bare
+    command), from its harness's descriptor, without loading the adapter's module."""
+    from lichhook.adapters import BY_PROVIDER
 
-    return VERDICTS.get(provider, "")
+    descriptor = BY_PROVIDER.get(provider)
+    return descriptor.verdict(event) if descriptor is not None else ""
