@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 # command (Claude Code and Codex `command`, Antigravity `CommandLine`); a file (Claude
 # Code `file_path` and `notebook_path`, opencode `filePath`, Antigravity PascalCase); a
 # search or an address; a folder (`path` is a folder for search tools); the model's own
-# description of the call (Claude Code's Agent tool).
+# description of the call (Claude Code's Agent tool) or its message (Codex's spawn_agent).
 COMMAND_KEYS = ("command", "CommandLine", "cmd")
 FILE_KEYS = ("file_path", "filePath", "notebook_path", "TargetFile", "FilePath", "AbsolutePath", "NotebookPath")
 TEXT_KEYS = ("pattern", "query", "Query", "url", "Url")
@@ -69,7 +69,7 @@ def detail(args: object, cwd: "Optional[str]") -> str:
     path = first_string(args, FOLDER_KEYS)
     if path:
         return relative(path, cwd)
-    return first_string(args, ("description",))
+    return first_string(args, ("description", "message"))
 
 
 def patch_files(patch: str) -> "List[str]":

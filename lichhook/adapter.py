@@ -205,10 +205,17 @@ def start_only(adapter: object, event: Event) -> "List[Report]":
     return [] if sid is None else [Report.start(sid)]
 
 
+def takes_events(adapter: object) -> bool:
+    """Whether ``adapter`` makes reports of named events itself; one with only today's
+    surface (a ``session_id``, perhaps on the Adapter base class) does not."""
+    reports = getattr(type(adapter), "reports", None)
+    return callable(getattr(adapter, "reports", None)) and reports is not Adapter.reports
+
+
 def verdict_of(adapter: object, event: "Optional[str]") -> str:
     """What the hook prints for ``event`` (None: the bare command) with ``adapter``."""
     value: object = ""
-    if event is None or not callable(getattr(adapter, "reports", None)):
+    if event is None or not takes_events(adapter):
         value = getattr(adapter, "verdict", "")
     elif callable(getattr(adapter, "verdict_for", None)):
         value = adapter.verdict_for(event)  # type: ignore[attr-defined]

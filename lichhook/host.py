@@ -193,7 +193,9 @@ def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]
 def events_of(adapter: Any) -> str:
     """How many named events an adapter takes: a count, "any", or "-" for an adapter with
     only the bare command (today's surface: a session id)."""
-    if not callable(getattr(adapter, "reports", None)):
+    from lichhook.adapter import takes_events
+
+    if not takes_events(adapter):
         return "-"
     events = getattr(adapter, "events", None)
     if events is None:

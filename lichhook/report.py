@@ -129,16 +129,15 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
 def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Report]":
     """The reports ``adapter`` makes of ``event``: for the bare command (or an adapter with
     only today's surface), its session id as a session-start."""
-    from lichhook.adapter import start_only
+    from lichhook.adapter import start_only, takes_events
 
-    reports = getattr(adapter, "reports", None)
-    if bare or not callable(reports):
+    if bare or not takes_events(adapter):
         return start_only(adapter, event)
     events = getattr(adapter, "events", None)
     if events is not None and event.name not in events:
         debug(f"{event.provider} {event.name}: not an event this adapter takes")
         return []
-    return list(reports(event))
+    return list(adapter.reports(event))  # type: ignore[attr-defined]
 
 
 def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,

@@ -1,0 +1,141 @@
+"""One descriptor per harness (lichhook.adapters): each fact stated once, everything else
+derived from it, and the installers' current entries held to it."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+import pytest
+
+from lichhook import cli, descriptor
+from lichhook.adapter import SUBCOMMANDS, provider_id_ok
+from lichhook.adapters import BUILTIN, BY_PROVIDER, DESCRIPTORS, VERDICTS
+from lichhook.contracts.session_start import PROVIDERS
+from lichhook.install import harnesses
+
+PROVIDER_IDS = [d.provider for d in DESCRIPTORS]
+
+
+def test_six_harnesses_each_known_to_lich():
+    assert PROVIDER_IDS == ["claude", "codex", "antigravity", "crush", "opencode", "omp"]
+    for provider in PROVIDER_IDS:
+        assert provider in PROVIDERS and provider_id_ok(provider) and provider not in SUBCOMMANDS
+
+
+@pytest.mark.parametrize("d", DESCRIPTORS, ids=PROVIDER_IDS)
+def test_the_descriptor_names_its_adapter_and_the_adapter_reads_it(d):
+    adapter = import_module(f"lichhook.adapters.{d.module}").ADAPTER
+    assert adapter.provider == d.provider
+    assert adapter.descriptor is d
+    assert adapter.verdict == d.verdict() == d.verdict(d.start_event)
+    assert set(adapter.events) == set(d.events)
+    for tool in d.writers:
+        assert adapter.writes_files(tool)
+    assert not adapter.writes_files("Read") and not adapter.writes_files(None)
+
+
+@pytest.mark.parametrize("d", DESCRIPTORS, ids=PROVIDER_IDS)
+def test_registrations_are_on_events_the_harness_sends(d):
+    for registration in d.registrations:
+        assert registration.event in d.event_names(), registration
+        words = registration.words
+        if words[0] == d.provider:
+            # the bare command stands only where the event reports the session start alone
+            assert words[1:] == (registration.event,) or d.events[registration.event].reports == ("start",)
+        else:
+            assert words[0] in SUBCOMMANDS, registration
+    registered = {r.event for r in d.registrations if r.words[0] == d.provider}
+    assert registered == {e for e in d.events if not e.startswith("*")} | (
+        {"permission.asked", "question.asked"} if d.provider == "opencode" else set())
+
+
+def test_what_is_derived_comes_from_the_descriptors():
+    assert list(BUILTIN) == PROVIDER_IDS and all(BUILTIN[d.provider] == d.module for d in DESCRIPTORS)
+    assert VERDICTS == {"antigravity": "{}"}
+    assert harnesses.NAMES == tuple(PROVIDER_IDS)
+    help_text = cli.usage("python3")
+    for d in DESCRIPTORS:
+        assert f"  {d.provider} " in help_text and d.usage in help_text
+        for event in d.events:
+            assert event in help_text
+
+
+def test_the_installers_come_from_the_descriptors():
+    from lichhook.install.harness import Env, Harness
+
+    env = Env({"HOME": "/home/u"}, windows=False)
+    for d in DESCRIPTORS:
+        made = harnesses.make(d.provider, env)
+        assert isinstance(made, Harness) and made.name == d.provider
+
+
+def test_event_names_with_a_wildcard():
+    d = BY_PROVIDER["opencode"]
+    for asked in ("permission.asked", "question.asked", "elicitation.asked"):
+        assert asked in d.event_names() and d.spec(asked).reports == ("waiting",)
+    assert ".asked" not in d.event_names() and "session.asked.later" not in d.event_names()
+    assert d.verdict("permission.asked") == "" and d.verdict("nothing.here") == ""
+
+
+def test_a_descriptor_refuses_what_cannot_be_true():
+    with pytest.raises(ValueError):
+        descriptor.EventSpec(("busy", "exploded"))
+    with pytest.raises(ValueError):
+        descriptor.Descriptor("x", "X", "x", "x:X", "Start", {"Other": descriptor.EventSpec(())}, (), (), "")
+    with pytest.raises(ValueError):
+        descriptor.Descriptor("x", "X", "x", "x:X", "Start", {"Start": descriptor.EventSpec(())}, (),
+                              (descriptor.Registration("Start", ("x", "Stop")),), "")
+
+
+# --- the seam with the installers ------------------------------------------------------------
+#
+# The installers register the session-start events today, and the next step has them
+# register every descriptor registration. Until then this holds what they write to the
+# descriptors: the same event, matcher, timeout and words, where the descriptor keeps the
+# bare command. Where the descriptor names the event (Antigravity's PreInvocation,
+# Crush's PreToolUse report more than the session start now), the installer's bare entry
+# is the legacy form of the same registration.
+
+LEGACY_BARE = {("antigravity", "PreInvocation"), ("crush", "PreToolUse")}
+
+
+def installed_today():
+    """(provider, event, words, matcher, timeout) of every entry the installers write."""
+    from lichhook.install import antigravity, claude, codex, crush
+    from lichhook.install.harness import Env
+    from lichhook.install.target import Target
+
+    env = Env({"HOME": "/home/u"}, windows=False)
+    target = Target("/usr/bin/python3", "/home/u/.local/share/lichhook/lichhook.pyz", windows=False)
+    out = []
+    c = claude.Claude(env)
+    for event, wanted in c.wanted(target).items():
+        for w in wanted:
+            out.append(("claude", event, w.sub, c.group(event).get("matcher"), w.entry["timeout"]))
+    w = codex.Codex(env).handler(target)
+    out.append(("codex", "SessionStart", w.sub, None, w.entry["timeout"]))
+    w = antigravity.Antigravity(env).handler(target)
+    out.append(("antigravity", antigravity.EVENT, w.sub, None, w.entry["timeout"]))
+    w = crush.Crush(env).handler(target)
+    out.append(("crush", "PreToolUse", w.sub, None, w.entry["timeout"]))
+    return out
+
+
+@pytest.mark.parametrize("entry", installed_today(), ids=lambda e: f"{e[0]}-{e[1]}-{'-'.join(e[2])}")
+def test_what_the_installers_write_today_is_a_descriptor_registration(entry):
+    provider, event, words, matcher, timeout = entry
+    registrations = [r for r in BY_PROVIDER[provider].registrations if r.event == event]
+    if (provider, event) in LEGACY_BARE:
+        assert words == (provider,)
+        words = (provider, event)
+    (found,) = [r for r in registrations if r.words == words]
+    assert (found.matcher, found.timeout) == (matcher, timeout)
+
+
+def test_the_js_modules_forward_what_the_descriptors_name():
+    import pkgutil
+
+    for provider in ("opencode", "omp"):
+        source = pkgutil.get_data("lichhook.install", f"js/{provider}.js").decode()
+        forwarded = [r.event for r in BY_PROVIDER[provider].registrations if f'"{r.event}"' in source]
+        assert forwarded, provider  # today: the session start; every event once the modules forward them
