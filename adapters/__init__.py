@@ -4,7 +4,8 @@ In the repository this folder is ``adapters/``; installed, and inside the archiv
 the package ``lichhook.adapters``. Each descriptor below is the one place that names a
 harness's provider id, its adapter module (which defines ``ADAPTER``), the events it
 sends with what each reports and prints, the names of its tools that change files, its
-registrations and its installer (``lichhook.descriptor``). Everything else asks here.
+registrations and its installer. Everything else asks here (``lichhook.descriptor``
+reads them for the installers, the docs and the tests).
 
 A command hook is registered as the bare ``<provider>`` (the session-start report, as
 every earlier lichhook registered it) when its event reports nothing else, so a user's
@@ -17,7 +18,83 @@ The report path imports this module on every hook: data only, nothing heavy.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.descriptor import Descriptor, EventSpec, Registration, by_provider
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Iterator, Optional, Sequence, Tuple
+
+    RegistrationRow = Tuple[str, Tuple[str, ...], Optional[str], Optional[int]]
+
+
+class Descriptor:
+    """Everything lichhook knows about one harness, in one place.
+
+    ``events`` maps each event word the harness sends to the reports it can give (the
+    words of ``lichhook.descriptor.REPORT_KINDS``); a ``*suffix`` key stands for every
+    event ending so (opencode's ``*.asked``). ``verdicts`` holds the exact stdout of each
+    event that needs one (none: nothing is printed). ``writers`` are the harness's own
+    names of the tools that change files. ``registrations`` are the hook entries its
+    installer writes, ``(event, command words, matcher, timeout)``
+    (``lichhook.descriptor.registrations`` reads them as objects). Plain data: the report
+    path reads a descriptor on every hook.
+    """
+
+    __slots__ = ("provider", "title", "module", "installer", "start_event", "events", "verdicts_by_event",
+                 "writers", "registration_rows", "usage")
+
+    def __init__(self, provider: str, title: str, module: str, installer: str, start_event: str,
+                 events: "Dict[str, Tuple[str, ...]]", verdicts: "Dict[str, str]", writers: "Sequence[str]",
+                 registrations: "Sequence[RegistrationRow]", usage: str) -> None:
+        self.provider = provider
+        self.title = title
+        self.module = module  # lichhook.adapters.<module> holds ADAPTER
+        self.installer = installer  # "module:Class" under lichhook.install
+        self.start_event = start_event  # the event a bare `<provider>` is registered on
+        self.events = events
+        self.verdicts_by_event = verdicts
+        self.writers = tuple(writers)
+        self.registration_rows = tuple(registrations)
+        self.usage = usage  # one line for the help text: how the harness runs lichhook
+
+    def spec(self, event: "Optional[str]") -> "Optional[Tuple[str, ...]]":
+        """The reports ``event`` can give (None: the bare command's start event), or None
+        for an event the harness does not send."""
+        if event is None:
+            event = self.start_event
+        found = self.events.get(event)
+        if found is not None:
+            return found
+        for key, reports in self.events.items():
+            if key[:1] == "*" and len(event) >= len(key) and event.endswith(key[1:]):
+                return reports
+        return None
+
+    def name_of(self, event: str) -> "Optional[str]":
+        """The key ``event`` falls under: itself, a ``*suffix`` key, or None."""
+        if event in self.events:
+            return event
+        for key in self.events:
+            if key[:1] == "*" and len(event) >= len(key) and event.endswith(key[1:]):
+                return key
+        return None
+
+    def verdict(self, event: "Optional[str]" = None) -> str:
+        """What the hook prints for ``event`` (None: the bare command)."""
+        name = self.name_of(self.start_event if event is None else event)
+        return self.verdicts_by_event.get(name, "") if name else ""
+
+    def verdicts(self) -> "Dict[str, str]":
+        """event -> what the hook prints, for every event named exactly."""
+        return {name: self.verdicts_by_event.get(name, "") for name in self.events if name[:1] != "*"}
+
+    def __contains__(self, event: object) -> bool:  # the events it takes, for `in`
+        return isinstance(event, str) and self.name_of(event) is not None
+
+    def __iter__(self) -> "Iterator[str]":
+        return iter(self.events)
+
+    def __repr__(self) -> str:
+        return f"<Descriptor {self.provider}>"
+
 
 _CLAUDE_START = "startup|resume|clear|compact|fork"  # every source can bring a new id
 _AGY_WRITERS = ("propose_code", "file_change", "edit_notebook", "write_blob", "delete_directory", "run_command")
@@ -34,27 +111,28 @@ DESCRIPTORS = (
         installer="claude:Claude",
         start_event="SessionStart",
         events={
-            "SessionStart": EventSpec(("start",)),
-            "UserPromptSubmit": EventSpec(("busy",)),
-            "PreToolUse": EventSpec(("tool",)),
-            "PostToolUse": EventSpec(("busy", "title", "touched")),
-            "Notification": EventSpec(("waiting",)),
-            "Stop": EventSpec(("done", "title")),
-            "StopFailure": EventSpec(("done",)),
-            "SessionEnd": EventSpec(("idle",)),
+            "SessionStart": ("start",),
+            "UserPromptSubmit": ("busy",),
+            "PreToolUse": ("tool",),
+            "PostToolUse": ("busy", "title", "touched"),
+            "Notification": ("waiting",),
+            "Stop": ("done", "title"),
+            "StopFailure": ("done",),
+            "SessionEnd": ("idle",),
         },
+        verdicts={},
         writers=("Edit", "Write", "NotebookEdit", "Bash"),
         registrations=(
-            Registration("SessionStart", ("claude",), _CLAUDE_START, 10),
-            Registration("SessionStart", ("claude-code", "session-start"), _CLAUDE_START, 10),
-            Registration("UserPromptSubmit", ("claude", "UserPromptSubmit"), None, 10),
-            Registration("PreToolUse", ("claude", "PreToolUse"), None, 10),
-            Registration("PostToolUse", ("claude", "PostToolUse"), None, 10),
-            Registration("Notification", ("claude", "Notification"), None, 10),
-            Registration("Stop", ("claude", "Stop"), None, 10),
-            Registration("Stop", ("claude-code", "stop"), None, 10),
-            Registration("StopFailure", ("claude", "StopFailure"), None, 10),
-            Registration("SessionEnd", ("claude", "SessionEnd"), None, 10),
+            ("SessionStart", ("claude",), _CLAUDE_START, 10),
+            ("SessionStart", ("claude-code", "session-start"), _CLAUDE_START, 10),
+            ("UserPromptSubmit", ("claude", "UserPromptSubmit"), None, 10),
+            ("PreToolUse", ("claude", "PreToolUse"), None, 10),
+            ("PostToolUse", ("claude", "PostToolUse"), None, 10),
+            ("Notification", ("claude", "Notification"), None, 10),
+            ("Stop", ("claude", "Stop"), None, 10),
+            ("Stop", ("claude-code", "stop"), None, 10),
+            ("StopFailure", ("claude", "StopFailure"), None, 10),
+            ("SessionEnd", ("claude", "SessionEnd"), None, 10),
         ),
         usage="command hooks in ~/.claude/settings.json",
     ),
@@ -65,23 +143,24 @@ DESCRIPTORS = (
         installer="codex:Codex",
         start_event="SessionStart",
         events={
-            "SessionStart": EventSpec(("start",)),
-            "UserPromptSubmit": EventSpec(("busy",)),
-            "PreToolUse": EventSpec(("tool",)),
-            "PermissionRequest": EventSpec(("waiting",)),
-            "PostToolUse": EventSpec(("busy", "title", "touched")),
-            "Stop": EventSpec(("done", "title")),
-            "SessionEnd": EventSpec(("idle",)),
+            "SessionStart": ("start",),
+            "UserPromptSubmit": ("busy",),
+            "PreToolUse": ("tool",),
+            "PermissionRequest": ("waiting",),
+            "PostToolUse": ("busy", "title", "touched"),
+            "Stop": ("done", "title"),
+            "SessionEnd": ("idle",),
         },
+        verdicts={},
         writers=("apply_patch", "Edit", "Write", "Bash"),
         registrations=(
-            Registration("SessionStart", ("codex",), None, 5),
-            Registration("UserPromptSubmit", ("codex", "UserPromptSubmit"), None, 5),
-            Registration("PreToolUse", ("codex", "PreToolUse"), None, 5),
-            Registration("PermissionRequest", ("codex", "PermissionRequest"), None, 5),
-            Registration("PostToolUse", ("codex", "PostToolUse"), None, 5),
-            Registration("Stop", ("codex", "Stop"), None, 5),
-            Registration("SessionEnd", ("codex", "SessionEnd"), None, 3),  # Codex clamps it to 3 s
+            ("SessionStart", ("codex",), None, 5),
+            ("UserPromptSubmit", ("codex", "UserPromptSubmit"), None, 5),
+            ("PreToolUse", ("codex", "PreToolUse"), None, 5),
+            ("PermissionRequest", ("codex", "PermissionRequest"), None, 5),
+            ("PostToolUse", ("codex", "PostToolUse"), None, 5),
+            ("Stop", ("codex", "Stop"), None, 5),
+            ("SessionEnd", ("codex", "SessionEnd"), None, 3),  # Codex clamps it to 3 s
         ),
         usage="command hooks in ~/.codex/hooks.json",
     ),
@@ -94,17 +173,19 @@ DESCRIPTORS = (
         events={
             # Antigravity reads stdout as a decision on every event; on PreToolUse `{}`
             # denies the tool call, so the one reply that raises no objection is "allow".
-            "PreInvocation": EventSpec(("start", "busy", "title"), "{}"),
-            "PreToolUse": EventSpec(("tool",), '{"decision":"allow"}'),
-            "PostToolUse": EventSpec(("touched",), "{}"),
-            "Stop": EventSpec(("done", "title"), '{"decision":""}'),
+            "PreInvocation": ("start", "busy", "title"),
+            "PreToolUse": ("tool",),
+            "PostToolUse": ("touched",),
+            "Stop": ("done", "title"),
         },
+        verdicts={"PreInvocation": "{}", "PreToolUse": '{"decision":"allow"}', "PostToolUse": "{}",
+                  "Stop": '{"decision":""}'},
         writers=_AGY_WRITERS,
         registrations=(
-            Registration("PreInvocation", ("antigravity", "PreInvocation"), None, 5),
-            Registration("PreToolUse", ("antigravity", "PreToolUse"), "", 5),
-            Registration("PostToolUse", ("antigravity", "PostToolUse"), "|".join(_AGY_WRITERS), 5),
-            Registration("Stop", ("antigravity", "Stop"), None, 5),
+            ("PreInvocation", ("antigravity", "PreInvocation"), None, 5),
+            ("PreToolUse", ("antigravity", "PreToolUse"), "", 5),
+            ("PostToolUse", ("antigravity", "PostToolUse"), "|".join(_AGY_WRITERS), 5),
+            ("Stop", ("antigravity", "Stop"), None, 5),
         ),
         usage="a plugin folder, ~/.gemini/config/plugins/lichhook/",
     ),
@@ -116,10 +197,11 @@ DESCRIPTORS = (
         start_event="PreToolUse",
         events={
             # Crush's only event. It reports no state: nothing could end a `busy`.
-            "PreToolUse": EventSpec(("start", "touched")),
+            "PreToolUse": ("start", "touched"),
         },
+        verdicts={},
         writers=("edit", "write", "multiedit", "bash"),  # fires before the write
-        registrations=(Registration("PreToolUse", ("crush", "PreToolUse"), None, 5),),
+        registrations=(("PreToolUse", ("crush", "PreToolUse"), None, 5),),
         usage="a hook in Crush's global crush.json or crushrc",
     ),
     Descriptor(
@@ -129,16 +211,17 @@ DESCRIPTORS = (
         installer="jsmodules:Opencode",
         start_event="session.created",
         events={
-            "session.created": EventSpec(("start",)),
-            "session.status": EventSpec(("busy", "done")),
-            "tool.execute.before": EventSpec(("tool",)),
-            "tool.execute.after": EventSpec(("busy",)),
-            "*.asked": EventSpec(("waiting",)),  # permission.asked, question.asked, any other
-            "session.updated": EventSpec(("title",)),
-            "file.edited": EventSpec(("touched",)),
+            "session.created": ("start",),
+            "session.status": ("busy", "done"),
+            "tool.execute.before": ("tool",),
+            "tool.execute.after": ("busy",),
+            "*.asked": ("waiting",),  # permission.asked, question.asked, any other
+            "session.updated": ("title",),
+            "file.edited": ("touched",),
         },
+        verdicts={},
         writers=(),  # file.edited says it
-        registrations=tuple(Registration(e, ("opencode", e)) for e in _OPENCODE_EVENTS),
+        registrations=tuple((e, ("opencode", e), None, None) for e in _OPENCODE_EVENTS),
         usage="a plugin module, ~/.config/opencode/plugins/lichhook.js, runs it per event",
     ),
     Descriptor(
@@ -148,21 +231,22 @@ DESCRIPTORS = (
         installer="jsmodules:Omp",
         start_event="session_start",
         events={
-            "session_start": EventSpec(("start",)),
-            "session_switch": EventSpec(("start",)),  # /new and /resume
-            "input": EventSpec(("busy",)),
-            "turn_start": EventSpec(("busy", "title")),
-            "tool_call": EventSpec(("tool",)),
-            "tool_result": EventSpec(("touched",)),
-            "session_stop": EventSpec(("done", "title")),
+            "session_start": ("start",),
+            "session_switch": ("start",),  # /new and /resume
+            "input": ("busy",),
+            "turn_start": ("busy", "title"),
+            "tool_call": ("tool",),
+            "tool_result": ("touched",),
+            "session_stop": ("done", "title"),
         },
+        verdicts={},
         writers=("write", "edit", "bash", "notebook"),
-        registrations=tuple(Registration(e, ("omp", e)) for e in _OMP_EVENTS),
+        registrations=tuple((e, ("omp", e), None, None) for e in _OMP_EVENTS),
         usage="an extension module, ~/.omp/agent/extensions/lichhook.js, runs it per event",
     ),
 )
 
-BY_PROVIDER = by_provider(DESCRIPTORS)
+BY_PROVIDER = {d.provider: d for d in DESCRIPTORS}
 
 # provider id -> adapter module name, in the order `adapters`, `demo` and `install` list them.
 BUILTIN = {d.provider: d.module for d in DESCRIPTORS}

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Container, Dict, Iterable, List, Mapping, Optional
 
-    from lichhook.descriptor import Descriptor
+    from lichhook.adapters import Descriptor
 
 PROVIDER_PATTERN = "^[a-z][a-z0-9_-]{0,31}$"
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -189,7 +189,7 @@ class BuiltinAdapter(Adapter):
 
     @property  # type: ignore[override]
     def events(self) -> "Container[str]":
-        return self.descriptor.event_names()
+        return self.descriptor  # a Container of the event words it takes
 
     def verdict_for(self, event: str) -> str:
         return self.descriptor.verdict(event)

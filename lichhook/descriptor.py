@@ -1,140 +1,63 @@
-"""What a harness descriptor says, and what is derived from the descriptors.
+"""Reading the harness descriptors (``lichhook.adapters.DESCRIPTORS``) for those that
+need more than the report path does: the installers (registrations as objects), the
+docs and help (a table of harness, event and reports) and the tests (what a descriptor
+must never say).
 
-Each built-in harness has one ``Descriptor`` (``lichhook.adapters.DESCRIPTORS``), the
-only place that names its provider id, its adapter module, the events it sends and
-what each turns into, the verdict it must print per event, the tool names that change
-files, its registrations (event, command words, matcher, timeout) and its installer.
-The provider list, the verdict table the report path prints from without loading an
-adapter, the installer's list and the help text are all read from these.
-
-The report path imports this on every hook: plain classes, no imports.
+The descriptors themselves are plain data in ``lichhook.adapters``, read on every hook.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Iterator, Mapping, Optional, Sequence, Tuple
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-# What an event can turn into, in the order a card shows them; the words of the
-# ``reports`` of an EventSpec (docs and tests read them).
+from lichhook.adapters import Descriptor
+
+# What an event can turn into, in the order a card shows them.
 REPORT_KINDS = ("start", "busy", "tool", "waiting", "done", "idle", "title", "touched")
 
 
-class EventSpec:
-    """One harness event: the reports it can give and the exact stdout the harness needs."""
-
-    __slots__ = ("reports", "verdict")
-
-    def __init__(self, reports: "Sequence[str]", verdict: str = "") -> None:
-        unknown = [kind for kind in reports if kind not in REPORT_KINDS]
-        if unknown:
-            raise ValueError(f"unknown report kinds {unknown}; use {', '.join(REPORT_KINDS)}")
-        self.reports = tuple(reports)
-        self.verdict = verdict
-
-    def __repr__(self) -> str:
-        return f"EventSpec({self.reports!r}, verdict={self.verdict!r})"
-
-
-class Registration:
+class Registration(NamedTuple):
     """One hook entry an installer writes: on ``event``, run lichhook with ``words``."""
 
-    __slots__ = ("event", "words", "matcher", "timeout")
-
-    def __init__(self, event: str, words: "Sequence[str]", matcher: "Optional[str]" = None,
-                 timeout: "Optional[int]" = None) -> None:
-        self.event = event
-        self.words = tuple(words)
-        self.matcher = matcher
-        self.timeout = timeout
-
-    def __repr__(self) -> str:
-        return (f"Registration({self.event!r}, {self.words!r}, matcher={self.matcher!r}, "
-                f"timeout={self.timeout!r})")
+    event: str
+    words: Tuple[str, ...]
+    matcher: Optional[str]
+    timeout: Optional[int]
 
 
-class EventNames:
-    """The events a descriptor names, for ``in``: an exact name, or a ``*suffix`` entry
-    standing for every event whose name ends with it (opencode's ``*.asked``)."""
-
-    __slots__ = ("_specs",)
-
-    def __init__(self, specs: "Mapping[str, EventSpec]") -> None:
-        self._specs = specs
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and find(self._specs, name) is not None
-
-    def __iter__(self) -> "Iterator[str]":
-        return iter(self._specs)
-
-    def __repr__(self) -> str:
-        return f"EventNames({list(self._specs)!r})"
+def registrations(descriptor: Descriptor) -> List[Registration]:
+    return [Registration(event, tuple(words), matcher, timeout)
+            for event, words, matcher, timeout in descriptor.registration_rows]
 
 
-def find(specs: "Mapping[str, EventSpec]", name: str) -> "Optional[EventSpec]":
-    """The spec for event ``name``: its own entry, else a ``*suffix`` entry it matches."""
-    spec = specs.get(name)
-    if spec is not None:
-        return spec
-    for key, spec in specs.items():
-        if key.startswith("*") and len(name) > len(key) - 1 and name.endswith(key[1:]):
-            return spec
-    return None
+def problems(descriptor: Descriptor, subcommands: Sequence[str] = ()) -> List[str]:
+    """What is wrong with a descriptor, in words: nothing, for every built-in."""
+    found = []
+    d = descriptor
+    if d.start_event not in d.events:
+        found.append(f"{d.provider}: the start event {d.start_event!r} is not among its events")
+    for name, reports in d.events.items():
+        unknown = [kind for kind in reports if kind not in REPORT_KINDS]
+        if unknown:
+            found.append(f"{d.provider} {name}: unknown report kinds {unknown}")
+    for name in d.verdicts_by_event:
+        if name not in d.events:
+            found.append(f"{d.provider}: a verdict for {name!r}, which is not among its events")
+    for r in registrations(d):
+        if r.event not in d:
+            found.append(f"{d.provider}: {r} is on an event it does not send")
+        if r.words[:1] == (d.provider,):
+            if r.words[1:] not in ((), (r.event,)):
+                found.append(f"{d.provider}: {r} names another event than the one it is on")
+            if r.words[1:] == () and d.spec(r.event) != ("start",):
+                found.append(f"{d.provider}: {r} is bare, but {r.event} reports more than the session start")
+        elif r.words[0] not in subcommands:
+            found.append(f"{d.provider}: {r} runs neither its provider nor a lichhook command")
+    return found
 
 
-class Descriptor:
-    """Everything lichhook knows about one harness, in one place (see the module doc)."""
-
-    __slots__ = ("provider", "title", "module", "installer", "start_event", "events", "writers",
-                 "registrations", "usage")
-
-    def __init__(self, provider: str, title: str, module: str, installer: str, start_event: str,
-                 events: "Dict[str, EventSpec]", writers: "Sequence[str]",
-                 registrations: "Sequence[Registration]", usage: str) -> None:
-        if start_event not in events:
-            raise ValueError(f"{provider}: the start event {start_event!r} is not among its events")
-        for registration in registrations:
-            if registration.words[:1] == (provider,) and registration.words[1:2] not in ((), (registration.event,)):
-                raise ValueError(f"{provider}: {registration!r} names another event than the one it is on")
-        self.provider = provider
-        self.title = title
-        self.module = module  # lichhook.adapters.<module> holds ADAPTER
-        self.installer = installer  # "module:Class" of its installer under lichhook.install
-        self.start_event = start_event  # the event a bare `<provider>` is registered on
-        self.events = events
-        self.writers = tuple(writers)  # the harness's own names of tools that change files
-        self.registrations = tuple(registrations)
-        self.usage = usage  # one line for the help text: how the harness runs lichhook
-
-    def spec(self, event: "Optional[str]") -> "Optional[EventSpec]":
-        """The spec of ``event``; None (a bare command) is the start event."""
-        return self.events[self.start_event] if event is None else find(self.events, event)
-
-    def verdict(self, event: "Optional[str]" = None) -> str:
-        """What the hook prints for ``event`` (None: the bare command); "" for an event the
-        harness does not send."""
-        spec = self.spec(event)
-        return spec.verdict if spec is not None else ""
-
-    def event_names(self) -> EventNames:
-        return EventNames(self.events)
-
-    def verdicts(self) -> "Dict[str, str]":
-        """event -> verdict, for the events named exactly."""
-        return {name: spec.verdict for name, spec in self.events.items() if not name.startswith("*")}
-
-    def __repr__(self) -> str:
-        return f"<Descriptor {self.provider}>"
-
-
-def by_provider(descriptors: "Sequence[Descriptor]") -> "Dict[str, Descriptor]":
-    return {d.provider: d for d in descriptors}
-
-
-def table_rows(descriptors: "Sequence[Descriptor]") -> "Iterator[Tuple[str, str, str, str]]":
+def table_rows(descriptors: Sequence[Descriptor]) -> Iterator[Tuple[str, str, str, str]]:
     """(provider, event, reports, verdict) for every event of every descriptor."""
     for d in descriptors:
-        for name, spec in d.events.items():
-            yield d.provider, name, ", ".join(spec.reports), spec.verdict
+        for name, reports in d.events.items():
+            yield d.provider, name, ", ".join(reports), d.verdict(name)

@@ -179,7 +179,7 @@ def body(item: "Report", provider: str, target: "LichTarget", event: "Event") ->
     """(what, path, body) for one report; body None (and ``what`` saying why) when it is
     not to be sent."""
     from lichhook.adapter import Report
-    from lichhook.ids import provider_session_id_problem
+    from lichhook.contracts import provider_session_id_problem
 
     if not isinstance(item, Report):
         raise TypeError(f"{item!r} is not a lichhook.adapter.Report")

@@ -322,7 +322,7 @@ def test_what_our_builders_send_lich_keeps_as_sent(contract, c):
     never has to trim or cut what lichhook sends (lichhook's own rules aside: one line of
     text without control characters, trimmed after the cut; titles cut to 80; ids
     without control characters)."""
-    from lichhook.ids import provider_session_id_problem
+    from lichhook.contracts import provider_session_id_problem
 
     kept = PARSE[contract](raw_of(c))
     if contract == "session-start" and provider_session_id_problem(kept["provider_session_id"]):

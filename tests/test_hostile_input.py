@@ -31,7 +31,8 @@ from testkit.hostile import FILE_UNSAFE_IDS, FRAGMENTS, NOT_STRINGS, ODD_LEGAL_I
 from lichhook import client, contracts
 from lichhook.contracts import session_start
 from lichhook.adapters import BUILTIN
-from lichhook.ids import BadId, provider_session_id_problem, wait_node, wait_session_id, wait_who
+from lichhook.contracts import provider_session_id_problem
+from lichhook.ids import BadId, wait_node, wait_session_id, wait_who
 from lichhook.lichenv import parse_port
 from lichhook.payload import PayloadError, parse_payload
 

@@ -10,7 +10,9 @@
 Each module owns its endpoint: the path, the body lichhook's client sends (``body``)
 and lich's own parse of a body (``parse``), which the stand-in applies. What every
 endpoint shares lives here: the body size lich reads, the release lichhook names in
-``X-Lich-Plugin``, lich's notion of white space and lichhook's rule for free text.
+``X-Lich-Plugin``, lich's notion of white space, lichhook's rule for free text, and the
+rules for the harness session id a report carries (lich's ``opaqueID``, and lichhook's
+stricter one).
 The report path imports this on every hook, so it stays small and imports nothing.
 """
 
@@ -44,8 +46,51 @@ SPACE = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2
          "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
+# lich's opaqueID refuses these, and ".." anywhere (it pastes ids into file globs).
+_LICH_FORBIDDEN = frozenset("/\\*?[]")
+
+
 class Rejected(ValueError):
     """A body lich answers 400 to; the message is the reason, in the words of lich's fixtures."""
+
+
+def lich_id_problem(value: object) -> "str | None":
+    """Why lich itself would refuse ``value`` as a ``provider_session_id``, or None.
+
+    lich's ``opaqueID``: no ``/ \\ * ? [ ]`` and no ``..``. It takes control characters,
+    spaces and anything else (lichhook does not send those: provider_session_id_problem).
+    """
+    if not isinstance(value, str):
+        return f"id is {type(value).__name__}, not a string"
+    if not value:
+        return "id is empty"
+    if ".." in value:
+        return "id contains '..'"
+    for ch in value:
+        if ch in _LICH_FORBIDDEN:
+            return f"id contains {ch!r}"
+    return None
+
+
+def provider_session_id_problem(value: object) -> "str | None":
+    """Why lichhook does not send ``value`` as a ``provider_session_id``, or None.
+
+    lich's own rule, and two of lichhook's: no control character (an id that a
+    terminal, a log line or a file glob would show differently from the harness), and
+    valid Unicode: JSON can escape a lone surrogate (``"\\ud800"``), which lich's decoder
+    turns into U+FFFD, so lich would hold an id the harness does not have.
+    """
+    problem = lich_id_problem(value)
+    if problem is not None or not isinstance(value, str):
+        return problem
+    for ch in value:
+        if ch < " " or "\x7f" <= ch < "\xa0":  # C0, DEL, C1
+            return f"id contains control character U+{ord(ch):04X}"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # only a surrogate cannot be encoded
+        return f"id is not valid Unicode (lone surrogate U+{ord(value[exc.start]):04X})"
+    return None
 
 
 def module(name: str) -> "ModuleType":

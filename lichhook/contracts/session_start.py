@@ -4,13 +4,13 @@ Body ``{"session_id", "provider_session_id", "provider"}``. lich (``parseSession
 needs a ``session_id`` and a ``provider_session_id``; an empty ``provider`` means
 ``claude``; it refuses an id holding any of ``/ \\ * ? [ ]`` or ``..`` (it pastes ids
 into file globs) and a provider missing from its registry. lichhook's client is
-stricter about the id (``lichhook.ids.provider_session_id_problem``). Wire details:
+stricter about the id (``lichhook.contracts.provider_session_id_problem``). Wire details:
 docs/session-start.md.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.contracts import Rejected, decode, encode
+from lichhook.contracts import Rejected, decode, encode, lich_id_problem
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ def body(session_id: str, provider_session_id: str, provider: str) -> bytes:
 
 def parse(raw: bytes) -> "Dict[str, str]":
     """The report lich stores for ``raw``, normalised, or Rejected with its reason."""
-    from lichhook.ids import lich_id_problem
-
     fields = decode(raw, FIELDS)
     provider = fields["provider"] or "claude"
     if not fields["session_id"]:
