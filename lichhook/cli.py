@@ -104,8 +104,9 @@ def entry() -> None:
     """Console and archive entry point: run, then exit with main's code (see
     lichhook.coldstart.process for how a short-lived command ends)."""
     started = time.monotonic()
-    from lichhook.coldstart import process
+    from lichhook.coldstart import process, zipload
 
+    zipload.install()
     fast = short_lived(sys.argv[1:])
     process.begin(fast)
     process.finish(main(started=started), fast)

@@ -189,13 +189,60 @@ def test_indented_dumps_match_json(value):
                 value, indent=indent, ensure_ascii=ensure_ascii)
 
 
+# --- zipload: one read a module, the same modules -------------------------------------------
+
+LOADED = textwrap.dedent("""
+    import json, pkgutil, sys, zipimport
+    pyz, fast = sys.argv[1], sys.argv[2] == "fast"
+    sys.path.insert(0, pyz)
+    import lichhook
+    if fast:
+        from lichhook.coldstart import zipload
+        assert zipload.install()
+    names = sorted(n for n in (i.name for i in pkgutil.walk_packages(lichhook.__path__, "lichhook."))
+                   if not n.startswith(("lichhook.mcp.", "lichhook.__main__")))
+    out = {}
+    for name in names + ["pluggy", "platformdirs", "tomlkit"]:
+        module = __import__(name, fromlist=["_"])
+        out[name] = [module.__file__, module.__package__, list(getattr(module, "__path__", [])),
+                     sorted(k for k, v in vars(module).items()
+                            if not k.startswith("__") and type(v) is not type(sys)),
+                     type(module.__loader__).__name__, getattr(module.__loader__, "archive", None)]
+    out["data"] = pkgutil.get_data("lichhook.install", "js/omp.js").decode()[:40]
+    print(json.dumps(out))
+""")
+
+
+def test_zipload_loads_every_module_as_zipimport_does(pyz, base_env):
+    plain, fast = (json.loads(subprocess.run([sys.executable, "-I", "-c", LOADED, str(pyz), way], env=base_env,
+                                             capture_output=True, check=True, timeout=60).stdout)
+                   for way in ("plain", "fast"))
+    assert len(plain) > 60 and plain.keys() == fast.keys()
+    for name in plain:
+        if name == "data":
+            assert plain[name] == fast[name]
+            continue
+        *same, loader, archive = fast[name]
+        assert same == plain[name][:4], name
+        assert archive == plain[name][5] == str(pyz), name
+        assert loader == "OneRead" or name in ("lichhook", "lichhook.coldstart", "lichhook.coldstart.zipload"), name
+
+
+def test_zipload_changes_nothing_outside_an_archive():
+    from lichhook.coldstart import zipload
+
+    hooks = list(sys.path_hooks)
+    assert zipload.install() is False  # run from the checkout: no archive to serve
+    assert sys.path_hooks == hooks
+
+
 # --- string annotations without __future__ --------------------------------------------------
 
 # The modules the hot paths import: they skip ``from __future__ import annotations``.
 NO_FUTURE = ["lichhook.cli", "lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.paths",
              "lichhook.coldstart.dirs", "lichhook.coldstart.fastjson", "lichhook.coldstart.process",
-             "lichhook.coldstart.resolve", "lichhook.descriptor", "lichhook.adapter", "lichhook.client",
-             "lichhook.ids", "lichhook.payload", "lichhook.titles", "lichhook.transcripts", "lichhook.contracts",
+             "lichhook.coldstart.resolve", "lichhook.coldstart.zipload", "lichhook.adapter", "lichhook.client",
+             "lichhook.payload", "lichhook.titles", "lichhook.transcripts", "lichhook.contracts",
              "lichhook.contracts.session_start", "lichhook.contracts.session_state",
              "lichhook.contracts.session_title", "lichhook.contracts.session_touched", "lichhook.adapters._fields"]
 NO_FUTURE += [f"lichhook.adapters.{module}" for module in BUILTIN.values()]
@@ -377,12 +424,11 @@ def modules_loaded(pyz, env, *args, stdin=b""):
 
 
 CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.coldstart.process",
-        "lichhook.coldstart.dirs", "lichhook.paths"}
-NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters", "lichhook.descriptor",
-                "lichhook.coldstart.resolve"}
+        "lichhook.coldstart.zipload", "lichhook.coldstart.dirs", "lichhook.paths"}
+NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters", "lichhook.coldstart.resolve"}
 # What every report shares: reading stdin, an adapter, the transport.
-SENDING = NO_OP | {"_json", "_socket", "select", "lichhook.client", "lichhook.coldstart.fastjson", "lichhook.ids",
-                   "lichhook.payload", "lichhook.adapters._fields", "lichhook.adapter", "lichhook.contracts"}
+SENDING = NO_OP | {"_json", "_socket", "select", "lichhook.client", "lichhook.coldstart.fastjson", "lichhook.payload",
+                   "lichhook.adapters._fields", "lichhook.adapter", "lichhook.contracts"}
 REPORT = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_start"}
 STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state"}
 # After a tool: busy, touched, and the title read from the transcript and recorded (a

@@ -13,6 +13,8 @@ equal to that plain way:
 - ``process``: how a short-lived command starts and ends: no cyclic garbage collection,
   a stdout whose reader went away is not an error, no interpreter teardown when only
   lichhook's own code ran.
+- ``zipload``: lichhook's modules read from its archive once each, where zipimport
+  reads them twice.
 
 One more trick lives in the modules the hot commands import rather than here: they do
 not write ``from __future__ import annotations`` (it imports ``__future__`` at run time)
