@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:  # testkit/ (shared with the tests) lives at the t
     sys.path.insert(0, str(ROOT))
 
 from testkit.environment import clean_env  # noqa: E402
-from testkit.servers import standin  # noqa: E402
+from testkit.servers import QuickLich, standin  # noqa: E402
 DEFAULT_PYZ = ROOT / "dist" / "lichhook.pyz"
 
 TOKEN = "bench-token-7f3a"  # URL-safe on purpose: the shell client does not encode it
@@ -56,6 +56,7 @@ REFERENCE_RELEASE = "0.19.2"  # the shell client release the reference mirrors
 BUDGETS = {
     "no-op": ("empty zipapp", 1.10),
     "report": ("shell client", 1.00),
+    "event": ("empty zipapp", 1.15),
     "hook": ("empty zipapp", 1.60),
     "wait": ("empty zipapp", 2.00),
 }
@@ -294,12 +295,98 @@ def build_cases(args, work: Path, server) -> list:
         cases.append(Case(f"report: {provider}", "report", [python, str(pyz), provider],
                           json.dumps(info["sample"]).encode(), env=lich,
                           check=report_check(server, provider, info["id"], info["verdict"])))
+    cases += event_cases(args, work)
     cases += hook_cases(args, work, env)
     cases += wait_cases(args, work, env)
     if args.only:
         wanted = [w.strip() for w in args.only.split(",") if w.strip()]
         cases = [c for c in cases if c.group == "baseline" or any(w in c.name for w in wanted)]
     return cases
+
+
+# The events every session sends most, per harness: (provider, event word, which of its
+# payloads in the adapter's life, the contracts lich gets once the card has its title).
+EVENT_CASES = (
+    ("claude", "UserPromptSubmit", 0, ("session-state",)),
+    ("claude", "PreToolUse", 0, ("session-state",)),
+    ("claude", "PostToolUse", 1, ("session-state", "session-touched")),
+    ("claude", "Stop", 0, ("session-state",)),
+    ("codex", "PreToolUse", 0, ("session-state",)),
+    ("antigravity", "PreInvocation", 1, ("session-start", "session-state")),
+    ("antigravity", "PreToolUse", 0, ("session-state",)),
+    ("crush", "PreToolUse", 1, ("session-start", "session-touched")),
+    ("opencode", "session.status", 0, ("session-state",)),
+    ("omp", "tool_call", 0, ("session-state",)),
+)
+
+
+def archive_lives(python: str, pyz: Path, folder: Path) -> dict:
+    """provider -> [(event, payload)]: each built-in adapter's own session (its ``life``),
+    read from the archive with the interpreter under test; its files land in ``folder``."""
+    code = (
+        "import json, os, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from importlib import import_module\n"
+        "from lichhook.adapters import BUILTIN\n"
+        "out = {}\n"
+        "for provider, module in BUILTIN.items():\n"
+        "    folder = os.path.join(sys.argv[2], provider)\n"
+        "    os.makedirs(folder, exist_ok=True)\n"
+        "    out[provider] = import_module('lichhook.adapters.' + module).ADAPTER.life(folder)\n"
+        "print(json.dumps(out))\n"
+    )
+    done = subprocess.run([python, "-I", "-c", code, str(pyz), str(folder)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, check=False)
+    if done.returncode != 0:
+        return {}
+    return json.loads(done.stdout)
+
+
+def events_check(lich, session: str, verdict: str, contracts: tuple):
+    def check(proc) -> str | None:
+        if proc.stdout.decode("utf-8", "replace") != verdict:
+            return f"stdout {proc.stdout[:80]!r}, expected {verdict!r}"
+        reports = lich.take()
+        mine = [r for r in reports if r.accepted and r.accepted.get("session_id") == session]
+        refused = [r for r in reports if r.status != 204]
+        if refused:
+            return f"report refused ({refused[0].status}: {refused[0].verdict})"
+        got = tuple(r.contract for r in mine)
+        return None if got == contracts else f"lich got {got}, expected {contracts}"
+
+    return check
+
+
+def event_cases(args, work: Path) -> list:
+    """One case per common harness event (EVENT_CASES), as the harness runs it:
+    ``<provider> <event>``, its payload from the adapter's own session, inside lich. Each
+    is a card of its own, so after the warm-up its title is known and the case measures
+    the steady state (a Stop still reads the transcript's end for a newer title). lich is
+    played by testkit's QuickLich: it answers at once, as lich's Go server does, and
+    judges each report afterwards with the stand-in's rules, so a refused one still fails
+    the case; the stand-in's own 0.4 ms per answer would be counted against each report."""
+    python, pyz = args.python, args.pyz
+    server = QuickLich(token=TOKEN, session_id=LICH_SESSION)  # a daemon thread; ends with the benchmark
+    lives = archive_lives(python, pyz, work / "lives")
+    home = work / "home"
+    cases = []
+    for provider, event, nth, contracts in EVENT_CASES:
+        name = f"event: {provider} {event}"
+        steps = [payload for step, payload in lives.get(provider, []) if step == event]
+        if len(steps) <= nth:
+            cases.append(skipped(name, "event", "the archive's adapter has no such event in its session"))
+            continue
+        session = f"bench-{provider}-{event}"
+        env = dict(clean_environment(home), LICH_PORT=str(server.port), LICH_TOKEN=TOKEN, LICH_SESSION_ID=session)
+        verdict = BY_VERDICT.get((provider, event), "")
+        cases.append(Case(name, "event", [python, str(pyz), provider, event], json.dumps(steps[nth]).encode(),
+                          env=env, check=events_check(server, session, verdict, contracts)))
+    return cases
+
+
+# What the harness reads on stdout for the events above (lichhook.adapters holds them; the
+# benchmark checks the archive prints exactly this).
+BY_VERDICT = {("antigravity", "PreInvocation"): "{}", ("antigravity", "PreToolUse"): '{"decision":"allow"}'}
 
 
 def hook_cases(args, work: Path, env: dict) -> list:

@@ -38,19 +38,61 @@ class Report(NamedTuple):
     warning: str = ""  # what lich would log about the release, when it would
 
 
-class StandIn:
+class Judge:
+    """lich's transport and parse, for one token: what lich answers each request."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self._releases: Dict[str, str] = {}  # session -> the release its reports last named
+        self._lock = threading.Lock()
+
+    def judge(self, method: str, target: str, release: str | None, body: bytes) -> Report:
+        """lich's transport, in order: route, method, token, then the (already cut) body."""
+        try:
+            raw_path, _, query = target.partition("?")
+            path = unquote_to_bytes(urlsplit(raw_path).path).decode("utf-8", "replace")
+        except ValueError:  # "//[x": urlsplit refuses what it takes for a bad IPv6 host
+            return Report(400, "malformed request target", None, release, body)
+        contract = contracts.by_path(path)
+        if contract is None:
+            return Report(404, "not found", None, release, body)
+        name = contract.NAME
+        if method != "POST":
+            return Report(405, "method not allowed", None, release, body, name)
+        token = query_value(query, "token")
+        if token is None or not hmac.compare_digest(token, self.token.encode("utf-8")):
+            return Report(401, "invalid token", None, release, body, name)
+        try:
+            accepted = contract.parse(body)
+        except contracts.Rejected as exc:
+            return Report(400, str(exc), None, release, body, name)
+        warning = self._note(accepted["session_id"], release or "")
+        return Report(204, "accepted", accepted, release, body, name, warning)
+
+    def _note(self, session: str, release: str) -> str:
+        """lich's pluginVersions.note: a warning once a session names a release outside the
+        supported range, again only when it changes."""
+        with self._lock:
+            previous = self._releases.get(session)
+            self._releases[session] = release
+        if previous == release or releases.compatible(release):
+            return ""
+        return (f"lich would warn: plugin release {release or 'absent'} is outside "
+                f"[{releases.FLOOR}, {releases.CEILING})")
+
+
+class StandIn(Judge):
     """A lich stand-in on 127.0.0.1, serving in a background thread."""
 
     def __init__(self, port: int = 0, token: str | None = None, session_id: str = "lichhook-demo",
                  on_report: Callable[[Report], None] | None = None, read_timeout: float = READ_TIMEOUT) -> None:
-        self.token = token or secrets.token_urlsafe(18)
+        super().__init__(token or secrets.token_urlsafe(18))
         self.session_id = session_id
         self.reports: List[Report] = []
         # Requests whose handling raised: none ever should (the tests hold it empty).
         self.errors: List[str] = []
         self._changed = threading.Condition()
         self._on_report = on_report
-        self._releases: Dict[str, str] = {}  # session -> the release its reports last named
         self._server = _Server(("127.0.0.1", port), self._handler_class(read_timeout), self.errors)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
@@ -94,40 +136,6 @@ class StandIn:
                 self._on_report(report)
             except Exception as exc:  # showing a report must not cost the client its answer
                 self.errors.append(f"showing a report: {type(exc).__name__}: {exc}")
-
-    def judge(self, method: str, target: str, release: str | None, body: bytes) -> Report:
-        """lich's transport, in order: route, method, token, then the (already cut) body."""
-        try:
-            raw_path, _, query = target.partition("?")
-            path = unquote_to_bytes(urlsplit(raw_path).path).decode("utf-8", "replace")
-        except ValueError:  # "//[x": urlsplit refuses what it takes for a bad IPv6 host
-            return Report(400, "malformed request target", None, release, body)
-        contract = contracts.by_path(path)
-        if contract is None:
-            return Report(404, "not found", None, release, body)
-        name = contract.NAME
-        if method != "POST":
-            return Report(405, "method not allowed", None, release, body, name)
-        token = query_value(query, "token")
-        if token is None or not hmac.compare_digest(token, self.token.encode("utf-8")):
-            return Report(401, "invalid token", None, release, body, name)
-        try:
-            accepted = contract.parse(body)
-        except contracts.Rejected as exc:
-            return Report(400, str(exc), None, release, body, name)
-        warning = self._note(accepted["session_id"], release or "")
-        return Report(204, "accepted", accepted, release, body, name, warning)
-
-    def _note(self, session: str, release: str) -> str:
-        """lich's pluginVersions.note: a warning once a session names a release outside the
-        supported range, again only when it changes."""
-        with self._changed:
-            previous = self._releases.get(session)
-            self._releases[session] = release
-        if previous == release or releases.compatible(release):
-            return ""
-        return (f"lich would warn: plugin release {release or 'absent'} is outside "
-                f"[{releases.FLOOR}, {releases.CEILING})")
 
     def _handler_class(self, read_timeout: float) -> type:
         standin = self
