@@ -119,8 +119,8 @@ def first_user_message(rollout: object) -> "Optional[str]":
             return payload["message"]
         item = payload.get("item")
         if payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "UserMessage":
-            parts = item.get("content") if isinstance(item.get("content"), list) else []
-            texts = [part.get("text") for part in parts if isinstance(part, dict)]
+            parts = item.get("content")
+            texts = [part.get("text") for part in (parts if isinstance(parts, list) else []) if isinstance(part, dict)]
             return "\n".join(t for t in texts if isinstance(t, str))
     return None
 

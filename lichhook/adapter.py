@@ -70,7 +70,7 @@ class Report:
               provider_session_id: "Optional[str]" = None) -> "Report":
         """session-state: ``busy`` (with the ``tool`` about to run and its ``detail``),
         ``waiting`` (with the ``reason``), ``done`` or ``idle``."""
-        fields = {"state": state}
+        fields: "Dict[str, Any]" = {"state": state}
         for name, value in (("tool", tool), ("detail", detail), ("reason", reason)):
             if value is not None:
                 fields[name] = value
@@ -179,16 +179,16 @@ class BuiltinAdapter(Adapter):
 
         return BY_PROVIDER[self.provider]
 
-    @property  # type: ignore[override]
-    def verdict(self) -> str:
+    @property
+    def verdict(self) -> str:  # type: ignore[override]
         return self.descriptor.verdict()
 
-    @property  # type: ignore[override]
-    def verdicts(self) -> "Mapping[str, str]":
+    @property
+    def verdicts(self) -> "Mapping[str, str]":  # type: ignore[override]
         return self.descriptor.verdicts()
 
-    @property  # type: ignore[override]
-    def events(self) -> "Container[str]":
+    @property
+    def events(self) -> "Container[str]":  # type: ignore[override]
         return self.descriptor  # a Container of the event words it takes
 
     def verdict_for(self, event: str) -> str:

@@ -89,15 +89,13 @@ def life_of(adapter: object, folder: str) -> List[Tuple[Optional[str], dict]]:
     """The adapter's session, as (event, payload) pairs; one bare run of its ``sample``
     when it has no life to show."""
     life = getattr(adapter, "life", None)
-    steps = []
+    steps: List[Tuple[Optional[str], dict]] = []
     if callable(life):
         try:
             steps = [(str(event), dict(payload)) for event, payload in life(folder) or ()]
         except Exception:  # a plugin's demo must not stop the others
             steps = []
-    if not steps:
-        steps = [(None, dict(getattr(adapter, "sample", {}) or {}))]
-    return steps  # type: ignore[return-value]
+    return steps or [(None, dict(getattr(adapter, "sample", {}) or {}))]
 
 
 def run_hook(command: List[str], provider: str, event: Optional[str], payload: dict, env: dict,

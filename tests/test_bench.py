@@ -49,8 +49,10 @@ def test_benchmark_exits_0_and_prints_a_table(bench_run):
 def test_every_case_ran_its_rounds_and_did_its_job(bench_run):
     _, results, _ = bench_run
     rows = {r["case"]: r for r in results["results"]}
+    events = [f"event: {provider} {event}" for provider, event, _, _ in load_bench().EVENT_CASES]
     required = (["python -c pass", "empty zipapp", "no-op: claude, no LICH_*"] + [f"report: {p}" for p in BUILTINS]
-                + ["claude-code session-start", "claude-code stop", "wait list", "wait add"])
+                + events + ["claude-code session-start", "claude-code stop", "wait list", "wait add"])
+    assert {e.split()[1] for e in events} == set(BUILTINS)  # every harness has its events timed
     for name in required:
         row = rows[name]
         assert not row["skipped"], name
@@ -65,7 +67,7 @@ def test_every_case_ran_its_rounds_and_did_its_job(bench_run):
 def test_each_budget_gets_a_verdict(bench_run):
     _, results, _ = bench_run
     groups = {r["group"] for r in results["results"]}
-    assert {"baseline", "no-op", "report", "hook", "wait"} <= groups
+    assert {"baseline", "no-op", "report", "event", "hook", "wait"} <= groups
     for row in results["results"]:
         if row["group"] == "baseline":
             continue

@@ -62,7 +62,7 @@ def install() -> bool:
             return OneRead(path)
         raise ImportError("not lichhook's archive")  # the next path hook decides
 
-    sys.path_hooks.insert(0, hook)
+    sys.path_hooks.insert(0, hook)  # type: ignore[arg-type]
     for path in list(sys.path_importer_cache):
         if path == archive or path.startswith(inside):
             del sys.path_importer_cache[path]
