@@ -104,10 +104,10 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
         debug(f"{label}: {target}; nothing sent")
         return
 
-    from lichhook.payload import PayloadError, parse_payload, read_stdin
+    from lichhook.payload import PayloadError, read_payload
 
     try:
-        payload = parse_payload(read_stdin(deadline=deadline))
+        payload = read_payload(deadline=deadline)
     except PayloadError as exc:
         debug(f"{label}: {exc}; nothing sent")
         return
