@@ -312,7 +312,7 @@ def main(argv: List[str]) -> int:
         return 2
     standin.start()
     paths = ", ".join(contracts.module(name).PATH for name in contracts.MODULES)
-    print(f"lich stand-in listening on http://127.0.0.1:{standin.port} ({paths})")
+    print(f"lich stand-in listening on http://127.0.0.1:{standin.port}{paths}")
     print("Export these in the shell that runs a hook:")
     print(exports(standin), flush=True)
     try:

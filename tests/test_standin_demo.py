@@ -105,7 +105,7 @@ def test_listen_prints_exports_and_each_report(pyz, base_env, run):
     try:
         lines = [proc.stdout.readline() for _ in range(4)]
         text = "".join(lines)
-        port = int(re.search(r"127\.0\.0\.1:(\d+) \(/session-start, /hook, /session-title, /session-touched\)",
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/session-start, /hook, /session-title, /session-touched",
                              text).group(1))
         assert f"LICH_PORT={port}" in text and "LICH_TOKEN=tk-1" in text and "LICH_SESSION_ID=" in text
         assert f"$env:LICH_PORT = '{port}'" in text

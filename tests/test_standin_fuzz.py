@@ -139,7 +139,7 @@ def test_listen_survives_what_used_to_end_it(pyz, base_env):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=base_env)
     try:
         first = proc.stdout.readline().decode()
-        port = int(re.search(r"127\.0\.0\.1:(\d+) ", first).group(1))
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", first).group(1))
         for _ in range(3):
             proc.stdout.readline()
         hostile = [
