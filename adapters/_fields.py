@@ -1,11 +1,16 @@
-"""Small readers shared by the built-in adapters: fields of a payload, and the words a
-card shows for a tool call (its detail) and for a wait (its reason)."""
+"""Small readers shared by the built-in adapters: fields of a payload, the words a card
+shows for a tool call (its detail) and for a wait (its reason), and the events Claude
+Code and Codex send alike."""
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+from lichhook.adapter import Report
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Mapping, Optional, Sequence
+    from typing import Any, Callable, List, Mapping, Optional, Sequence
+
+    from lichhook.adapter import BuiltinAdapter, Event
 
 # Where each harness puts what a tool call acts on, in the order a card prefers them: a
 # command (Claude Code and Codex `command`, Antigravity `CommandLine`); a file (Claude
@@ -107,3 +112,37 @@ def reason(message: object, tool: "Optional[str]", what: str) -> str:
     if tool and what:
         return f"{tool}: {what}"
     return tool or ""
+
+
+def command_hook(adapter: "BuiltinAdapter", event: "Event",
+                 title: "Callable[[Mapping[str, Any]], Optional[str]]") -> "Optional[List[Report]]":
+    """The reports of the events Claude Code and Codex send alike, in the same envelope
+    (``session_id``, ``cwd``, ``tool_name``, ``tool_input``): the session start, busy on
+    a prompt, busy with the tool about to run, busy after it (touched after a tool that
+    writes, and the title until one is known), done with the title, idle. None for any
+    other event. ``title(payload)`` reads the harness's own title."""
+    p, name = event.payload, event.name
+    sid = string_at(p, "session_id")
+    if name == "SessionStart":
+        return [Report.start(sid)]
+    if name == "UserPromptSubmit":
+        return [Report.state("busy", provider_session_id=sid)]
+    if name == "PreToolUse":
+        what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
+        return [Report.state("busy", tool=string_at(p, "tool_name"), detail=what, provider_session_id=sid)]
+    if name == "PostToolUse":
+        out = [Report.state("busy", provider_session_id=sid)]
+        if adapter.writes_files(string_at(p, "tool_name")):
+            out.append(Report.touched(sid))
+        if event.last_title is None:  # until one is known; Stop carries a later one
+            out += titled(title(p), sid)
+        return out
+    if name == "Stop":
+        return [Report.state("done", provider_session_id=sid)] + titled(title(p), sid)
+    if name == "SessionEnd":
+        return [Report.state("idle", provider_session_id=sid)]
+    return None
+
+
+def titled(text: "Optional[str]", sid: "Optional[str]") -> "List[Report]":
+    return [Report.title(text, sid)] if text else []

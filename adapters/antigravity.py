@@ -16,7 +16,7 @@ conversation's first ``USER_INPUT``, its ``<USER_REQUEST>`` tags removed.
 import os
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import detail, mapping_at, string_at
+from lichhook.adapters._fields import detail, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ class Antigravity(BuiltinAdapter):
         if name == "PreInvocation":
             out = [Report.start(sid), Report.state("busy", provider_session_id=sid)]
             if event.last_title is None:  # it runs before every model call: look once
-                out += self._title(p, sid)
+                out += titled(first_user_input(p.get("transcriptPath")), sid)
             return out
         tool = string_at(p, "toolCall", "name")
         if name == "PreToolUse":
@@ -57,13 +57,9 @@ class Antigravity(BuiltinAdapter):
         if name == "PostToolUse":
             return [Report.touched(sid)] if self.writes_files(tool) else []
         if name == "Stop":
-            return [Report.state("done", provider_session_id=sid)] + self._title(p, sid)
+            title = first_user_input(p.get("transcriptPath"))
+            return [Report.state("done", provider_session_id=sid)] + titled(title, sid)
         return []
-
-    @staticmethod
-    def _title(payload: "Mapping[str, Any]", sid: "Optional[str]") -> "List[Report]":
-        title = first_user_input(payload.get("transcriptPath"))
-        return [Report.title(title, sid)] if title else []
 
     def life(self, folder):
         transcript = os.path.join(folder, "transcript_full.jsonl")

@@ -14,11 +14,11 @@ tool until one is known, and at every Stop (a later one replaces it).
 import os
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import detail, mapping_at, reason, string_at
+from lichhook.adapters._fields import command_hook, detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Mapping, Optional
+    from typing import List, Optional
 
     from lichhook.adapter import Event
 
@@ -40,42 +40,24 @@ class ClaudeCode(BuiltinAdapter):
         return string_at(payload, "session_id")
 
     def reports(self, event: "Event") -> "List[Report]":
+        shared = command_hook(self, event, lambda payload: ai_title(payload.get("transcript_path")))
+        if shared is not None:
+            return shared
         p, name = event.payload, event.name
         sid = string_at(p, "session_id")
-        if name == "SessionStart":
-            return [Report.start(sid)]
-        if name == "UserPromptSubmit":
-            return [Report.state("busy", provider_session_id=sid)]
-        tool = string_at(p, "tool_name")
-        what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
-        if name == "PreToolUse":
-            return [Report.state("busy", tool=tool, detail=what, provider_session_id=sid)]
-        if name == "PostToolUse":
-            out = [Report.state("busy", provider_session_id=sid)]
-            if self.writes_files(tool):
-                out.append(Report.touched(sid))
-            if event.last_title is None:  # until one is known; Stop carries a later one
-                out += self._title(p, sid)
-            return out
         if name == "Notification":
-            return [Report.state("waiting", reason=reason(p.get("message"), tool, what), provider_session_id=sid)]
-        if name == "Stop":
-            return [Report.state("done", provider_session_id=sid)] + self._title(p, sid)
+            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
+            return [Report.state("waiting", reason=reason(p.get("message"), string_at(p, "tool_name"), what),
+                                 provider_session_id=sid)]
         if name == "StopFailure":
             return [Report.state("done", provider_session_id=sid)]
-        if name == "SessionEnd":
-            return [Report.state("idle", provider_session_id=sid)]
         return []
-
-    @staticmethod
-    def _title(payload: "Mapping[str, Any]", sid: "Optional[str]") -> "List[Report]":
-        title = ai_title(payload.get("transcript_path"))
-        return [Report.title(title, sid)] if title else []
 
     def life(self, folder):
         transcript = os.path.join(folder, f"{SID}.jsonl")
         with open(transcript, "w", encoding="utf-8") as f:
-            f.write('{"type":"user","message":{"role":"user","content":"Write hi into f.txt"},"sessionId":"%s"}\n' % SID)
+            f.write('{"type":"user","message":{"role":"user","content":"Write hi into f.txt"},'
+                    '"sessionId":"%s"}\n' % SID)
             f.write('{"type":"ai-title","aiTitle":"Write hi into f.txt","sessionId":"%s"}\n' % SID)
         base = {"session_id": SID, "transcript_path": transcript, "cwd": folder}
         bash = {"tool_name": "Bash", "tool_input": {"command": "echo hi > f.txt", "description": "Write hi into f.txt"},
@@ -87,9 +69,10 @@ class ClaudeCode(BuiltinAdapter):
             ("UserPromptSubmit", dict(base, hook_event_name="UserPromptSubmit", prompt="Write hi into f.txt",
                                       permission_mode="default")),
             ("PreToolUse", dict(base, hook_event_name="PreToolUse", permission_mode="default", **bash)),
-            ("Notification", dict(base, hook_event_name="Notification", message="Claude needs your permission to use Bash",
-                                  notification_type="permission_prompt")),
-            ("PostToolUse", dict(base, hook_event_name="PostToolUse", tool_response={"stdout": "", "stderr": ""}, **bash)),
+            ("Notification", dict(base, hook_event_name="Notification", notification_type="permission_prompt",
+                                  message="Claude needs your permission to use Bash")),
+            ("PostToolUse", dict(base, hook_event_name="PostToolUse", tool_response={"stdout": "", "stderr": ""},
+                                 **bash)),
             ("PreToolUse", dict(base, hook_event_name="PreToolUse", permission_mode="default", **write)),
             ("PostToolUse", dict(base, hook_event_name="PostToolUse", **write)),
             ("Stop", dict(base, hook_event_name="Stop", stop_hook_active=False, last_assistant_message="Done.")),

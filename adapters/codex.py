@@ -15,7 +15,7 @@ the rollout (never from a sub-agent's, which its own hooks point at).
 import os
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import detail, mapping_at, reason, string_at
+from lichhook.adapters._fields import command_hook, detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,37 +45,15 @@ class Codex(BuiltinAdapter):
         return string_at(payload, "session_id")
 
     def reports(self, event: "Event") -> "List[Report]":
-        p, name = event.payload, event.name
-        sid = string_at(p, "session_id")
-        if name == "SessionStart":
-            return [Report.start(sid)]
-        if name == "UserPromptSubmit":
-            return [Report.state("busy", provider_session_id=sid)]
-        tool = string_at(p, "tool_name")
-        what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
-        if name == "PreToolUse":
-            return [Report.state("busy", tool=tool, detail=what, provider_session_id=sid)]
-        if name == "PermissionRequest":
-            return [Report.state("waiting", reason=reason(None, tool, what), provider_session_id=sid)]
-        if name == "PostToolUse":
-            out = [Report.state("busy", provider_session_id=sid)]
-            if self.writes_files(tool):
-                out.append(Report.touched(sid))
-            if event.last_title is None:
-                out += self._title(p, sid)
-            return out
-        if name == "Stop":
-            return [Report.state("done", provider_session_id=sid)] + self._title(p, sid)
-        if name == "SessionEnd":
-            return [Report.state("idle", provider_session_id=sid)]
+        shared = command_hook(self, event, title_of)
+        if shared is not None:
+            return shared
+        p = event.payload
+        if event.name == "PermissionRequest":
+            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
+            return [Report.state("waiting", reason=reason(None, string_at(p, "tool_name"), what),
+                                 provider_session_id=string_at(p, "session_id"))]
         return []
-
-    @staticmethod
-    def _title(payload: "Mapping[str, Any]", sid: "Optional[str]") -> "List[Report]":
-        if string_at(payload, "agent_id"):  # a sub-agent's rollout: its task, not the card's title
-            return []
-        title = first_user_message(payload.get("transcript_path"))
-        return [Report.title(title, sid)] if title else []
 
     def life(self, folder):
         rollout = os.path.join(folder, f"rollout-2026-11-30T09-00-00-{SID}.jsonl")
@@ -100,6 +78,13 @@ class Codex(BuiltinAdapter):
                           last_assistant_message="Done.")),
             ("SessionEnd", dict(base, hook_event_name="SessionEnd", reason="other")),
         ]
+
+
+def title_of(payload: "Mapping[str, Any]") -> "Optional[str]":
+    """The thread's title, never from a sub-agent's rollout (its own hooks point at it)."""
+    if string_at(payload, "agent_id"):
+        return None
+    return first_user_message(payload.get("transcript_path"))
 
 
 def first_user_message(rollout: object) -> "Optional[str]":

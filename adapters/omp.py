@@ -15,7 +15,7 @@ card holds the main session. omp writes titles asynchronously, so the title is r
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import detail, mapping_at, string_at
+from lichhook.adapters._fields import detail, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,14 +47,14 @@ class Omp(BuiltinAdapter):
         if name == "input":
             return [Report.state("busy", provider_session_id=sid)]
         if name == "turn_start":
-            return [Report.state("busy", provider_session_id=sid)] + ([Report.title(title, sid)] if title else [])
+            return [Report.state("busy", provider_session_id=sid)] + titled(title, sid)
         if name == "tool_call":
             what = detail(mapping_at(p, "input"), string_at(p, "cwd"))
             return [Report.state("busy", tool=string_at(p, "toolName"), detail=what, provider_session_id=sid)]
         if name == "tool_result":
             return [Report.touched(sid)] if self.writes_files(string_at(p, "toolName")) else []
         if name == "session_stop":
-            return [Report.state("done", provider_session_id=sid)] + ([Report.title(title, sid)] if title else [])
+            return [Report.state("done", provider_session_id=sid)] + titled(title, sid)
         return []
 
     def life(self, folder):

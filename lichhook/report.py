@@ -213,7 +213,8 @@ def body(item: "Report", provider: str, target: "LichTarget", event: "Event") ->
             return "session-title: unchanged", session_title.PATH, None
         if item.placeholder:
             _keep(event, title)
-            return f"session-title: {shown(title)} is the harness's placeholder, kept as the card's", session_title.PATH, None
+            what = f"session-title: {shown(title)} is the harness's placeholder, kept as the card's"
+            return what, session_title.PATH, None
         return f"session-title {shown(title)}", session_title.PATH, session_title.body(session, title, alongside)
     if item.contract == "session-touched":
         from lichhook.contracts import session_touched

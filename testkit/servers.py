@@ -60,23 +60,7 @@ class QuickLich:
     @staticmethod
     def _read(conn: socket.socket) -> bytes:
         conn.settimeout(5)
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
-        head, _, body = data.partition(b"\r\n\r\n")
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":", 1)[1])
-        while len(body) < length:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            body += chunk
-        return head + b"\r\n\r\n" + body
+        return read_request(conn)
 
     def take(self) -> list:
         """How lich would have answered each request received since the last take."""
@@ -141,24 +125,8 @@ class FaultServer:
 
     def _handle(self, conn: socket.socket) -> None:
         conn.settimeout(5)
-        data = b""
         try:
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = 0
-            for line in head.split(b"\r\n"):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":", 1)[1])
-            while len(body) < length:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                body += chunk
-            self.requests.append(head + b"\r\n\r\n" + body)
+            self.requests.append(read_request(conn))
             if self.mode == "silent":
                 self._held.append(conn)
                 return
@@ -175,6 +143,28 @@ class FaultServer:
         self.sock.close()
         for c in self._held:
             c.close()
+
+
+def read_request(conn: socket.socket) -> bytes:
+    """One request's bytes, head and body (as long as its Content-Length says), from a
+    client that sends it whole; what arrived when the client stops early."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":", 1)[1])
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
 
 
 def post(port, path, token, body: bytes, method="POST", headers=None):

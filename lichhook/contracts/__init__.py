@@ -109,10 +109,13 @@ def by_path(path: str) -> "ModuleType | None":
     return None
 
 
-def encode(fields: "Dict[str, str]") -> bytes:
-    """A body as lichhook sends every one: compact JSON, ASCII only, keys in order."""
+def encode(fields: "Dict[str, str]", provider_session_id: str = "") -> bytes:
+    """A body as lichhook sends every one: compact JSON, ASCII only, keys in order, the
+    harness's session id last when there is one to send alongside."""
     from lichhook.coldstart import fastjson
 
+    if provider_session_id:
+        fields = dict(fields, provider_session_id=provider_session_id)
     return fastjson.dumps(fields, separators=(",", ":")).encode("ascii")
 
 

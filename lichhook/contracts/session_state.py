@@ -41,9 +41,7 @@ def body(session_id: str, state: str, tool: object = "", detail: object = "", re
         reason = one_line(reason, TEXT_LIMIT)
         if reason:
             fields["reason"] = reason
-    if provider_session_id:
-        fields["provider_session_id"] = provider_session_id
-    return encode(fields)
+    return encode(fields, provider_session_id)
 
 
 def clamp(text: str) -> str:

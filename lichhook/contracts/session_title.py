@@ -30,10 +30,7 @@ def body(session_id: str, title: str, provider_session_id: str = "") -> bytes:
     """What lichhook sends; ``title`` must already be ``text()``'s and not empty."""
     if not title:
         raise ValueError("a title must not be empty")
-    fields = {"session_id": session_id, "title": title}
-    if provider_session_id:
-        fields["provider_session_id"] = provider_session_id
-    return encode(fields)
+    return encode({"session_id": session_id, "title": title}, provider_session_id)
 
 
 def parse(raw: bytes) -> "Dict[str, str]":

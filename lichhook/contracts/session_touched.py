@@ -21,10 +21,7 @@ FIELDS = ("session_id",)
 
 def body(session_id: str, provider_session_id: str = "") -> bytes:
     """What lichhook sends."""
-    fields = {"session_id": session_id}
-    if provider_session_id:
-        fields["provider_session_id"] = provider_session_id
-    return encode(fields)
+    return encode({"session_id": session_id}, provider_session_id)
 
 
 def parse(raw: bytes) -> "Dict[str, str]":
