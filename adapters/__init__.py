@@ -100,8 +100,8 @@ _CLAUDE_START = "startup|resume|clear|compact|fork"  # every source can bring a 
 _AGY_WRITERS = ("propose_code", "file_change", "edit_notebook", "write_blob", "delete_directory", "run_command")
 _OPENCODE_EVENTS = ("session.created", "session.status", "tool.execute.before", "tool.execute.after",
                     "permission.asked", "question.asked", "session.updated", "file.edited")
-_OMP_EVENTS = ("session_start", "session_switch", "input", "turn_start", "tool_call", "tool_result",
-               "session_stop")
+_OMP_EVENTS = ("session_start", "session_switch", "session_branch", "input", "turn_start", "tool_call",
+               "tool_result", "session_stop")
 
 DESCRIPTORS = (
     Descriptor(
@@ -232,7 +232,8 @@ DESCRIPTORS = (
         start_event="session_start",
         events={
             "session_start": ("start",),
-            "session_switch": ("start",),  # /new and /resume
+            "session_switch": ("start",),  # /new, /resume, /fork
+            "session_branch": ("start",),  # /branch: a new session file, an id of its own
             "input": ("busy",),
             "turn_start": ("busy", "title"),
             "tool_call": ("tool",),

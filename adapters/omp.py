@@ -3,42 +3,72 @@ forwards.
 
 omp's events carry no session id, so the module (installed by ``lichhook install omp``)
 writes ``{"type": <event>, "session_id": <ctx.sessionManager.getSessionId()>}`` on stdin,
-with ``session_name`` (``getSessionName()``, the title, once omp has one) and ``cwd``
-(``ctx.cwd``), and for ``tool_call`` and ``tool_result`` the event's ``toolName`` and
-``input`` (docs/harness-events.md has every shape). A sub-agent's events, which the
-module marks with ``parent_session`` (its session header's parent), report nothing: the
-card holds the main session. omp writes titles asynchronously, so the title is read at
-``turn_start`` and ``session_stop``; files change after a ``tool_result`` of ``write``,
-``edit``, ``bash`` or ``notebook`` (``python`` is left out: it rarely writes).
+with ``session_file`` (``getSessionFile()``) and ``parent_session`` (the session header's
+``parentSession``), ``session_name`` (``getSessionName()``, the title, once omp has one)
+and ``cwd`` (``ctx.cwd``), and for ``tool_call`` and ``tool_result`` the event's
+``toolName`` and ``input`` (docs/harness-events.md has every shape). A session starts on
+``session_start``, ``session_switch`` (``/new``, ``/resume``, ``/fork``) and
+``session_branch`` (``/branch``, which continues in a new session file with an id of its
+own). omp writes titles asynchronously, so the title is read at ``turn_start`` and
+``session_stop``; files change after a ``tool_result`` of ``write``, ``edit``, ``bash`` or
+``notebook`` (``python`` is left out: it rarely writes).
+
+omp's ``task`` sub-agents run the parent's extensions and start sessions of their own,
+which belong to the parent's card: none of their events is reported. omp writes a
+sub-agent's session to ``<parent file without .jsonl>/<agent>.jsonl`` and puts the
+parent's file path in its header's ``parentSession`` (omp 18.2.3, ``task/executor.ts``).
+Every other session is reported: a fork's ``parentSession`` is the parent's id, and a
+``/branch`` names the parent's file but sits beside it, not inside its folder.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+
+import os
 
 from lichhook.adapter import BuiltinAdapter, Report
 from lichhook.adapters._fields import detail, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List
+    from typing import Any, List, Mapping
 
     from lichhook.adapter import Event
 
-EVENTS = ("session_start", "session_switch")  # what the bare command reports
+EVENTS = ("session_start", "session_switch", "session_branch")  # what the bare command reports
 SID = "019ffb38-ceab-7000-afae-20b8eae145d8"
+
+
+def is_sub_agent(session_file: object, parent_session: object) -> bool:
+    """Whether a session file sits in the artifacts folder of the session its header
+    names as parent, as omp places a task sub-agent's session."""
+    if not (isinstance(session_file, str) and isinstance(parent_session, str) and session_file and parent_session):
+        return False
+    folder = os.path.dirname(os.path.normpath(session_file))
+    return os.path.normcase(folder + ".jsonl") == os.path.normcase(os.path.normpath(parent_session))
+
+
+def sub_agent(payload: "Mapping[str, Any]") -> bool:
+    """Whether ``payload`` comes from a task sub-agent's session (see is_sub_agent)."""
+    return is_sub_agent(payload.get("session_file"), payload.get("parent_session"))
 
 
 class Omp(BuiltinAdapter):
     provider = "omp"
-    sample = {"type": "session_start", "session_id": SID}
+    sample = {
+        "type": "session_start",
+        "session_id": SID,
+        "session_file": f"/home/u/.omp/agent/sessions/--home-u-proj--/2026-11-30T09-00-00-000Z_{SID}.jsonl",
+        "parent_session": None,
+    }
 
     def session_id(self, payload, environ):
-        if payload.get("type") not in EVENTS:
+        if payload.get("type") not in EVENTS or sub_agent(payload):
             return None
         return string_at(payload, "session_id")
 
     def reports(self, event: "Event") -> "List[Report]":
         p, name = event.payload, event.name
-        if string_at(p, "parent_session"):
+        if sub_agent(p):
             return []
         sid = string_at(p, "session_id")
         title = string_at(p, "session_name")

@@ -1,33 +1,37 @@
-"""Cold-start benchmark: whole lichhook processes against the baselines they must beat.
+"""Cold-start benchmark: lichhook's hooks as registered, against the baselines they must beat.
 
-    python build_zipapp.py
-    python bench/coldstart.py [--python /usr/bin/python3] [--runs 25] [--json out.json]
+    python3 build_zipapp.py
+    python3 bench/coldstart.py [--python PY ...] [--runs 25] [--json out.json]
+
+Every case runs the exact command ``install`` registers (``<python> -I -S <copy> ...``,
+built by lichhook's own install code) with the archive copy install would give that
+Python (compiled by it), for every Python 3.9 to 3.13 found here (or those named with
+``--python``) and for a virtual environment whose site imports something slow (a ``.pth``
+file, as some tools install). Each Python is held against its own empty zipapp, run the
+same way, and all against the sh + curl (+ jq) session-start client lichhook replaces.
+Beside each harness's session-start report, the events every session sends most
+(``event_cases``: a prompt, a tool about to run, a tool done, a turn's end) run as
+``<python> -I -S <copy> <provider> <event>``, held to the report's budgets.
 
 Every case is a fresh process started from here with ``subprocess``, its payload on stdin,
-timed in this process (fork and exec included). After warm-up the cases run interleaved,
-one of each per round with the starting case rotating, so a burst of load elsewhere
-on the machine lands on every case alike. Each case is checked on every run (exit
-status, stdout, and for a report that lich's stand-in accepted it); a case
-with a failed run shows FAIL instead of a verdict.
-
-Baselines, measured in the same rounds:
-- ``python -c pass`` with the chosen interpreter;
-- an empty zipapp: a ``__main__`` that does nothing, with its legacy unchecked-hash
-  ``.pyc``, written like the real archive; the floor of the format;
-- the sh + curl (+ jq) session-start client lichhook replaces, written below from its
-  description, when ``sh`` and ``curl`` exist.
+timed in this process (fork and exec included), with the CPU time it and its children
+used. After warm-up the cases of every Python run interleaved, one of each per round with
+the starting case rotating, so a burst of load elsewhere on the machine lands on every
+case alike. Each case is checked on every run (exit status, stdout, and for a report that
+lich's stand-in accepted it); a case with a failed run shows FAIL instead of a verdict.
 
 Standard library only, with the test helpers of this checkout (``testkit``: the clean
-environment, lich's stand-in). The interpreter that runs this script does the timing;
-the one given with ``--python`` runs the cases.
+environment, lich's stand-in) and lichhook's own install code (``lichhook.install``).
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -52,17 +56,20 @@ LICH_SESSION = "bench-lich-session"
 NODE = "benchnode"
 REFERENCE_RELEASE = "0.19.2"  # the shell client release the reference mirrors
 
-# case group -> (baseline it is held against, largest allowed ratio of medians)
+# case group -> [(baseline it is held against, largest allowed ratio of medians)]
 BUDGETS = {
-    "no-op": ("empty zipapp", 1.10),
-    "report": ("shell client", 1.00),
-    "event": ("empty zipapp", 1.15),
-    "hook": ("empty zipapp", 1.60),
-    "wait": ("empty zipapp", 2.00),
+    "no-op": [("empty zipapp", 1.15), ("shell client", 0.60)],
+    "report": [("empty zipapp", 1.15), ("shell client", 0.60)],
+    "event": [("empty zipapp", 1.15), ("shell client", 0.60)],
+    "hook": [("empty zipapp", 1.20)],
+    "wait": [("empty zipapp", 1.40)],
 }
 BASELINES = ("python -c pass", "empty zipapp", "shell client")
 # The shell client's label says which tool read the id (jq, or sed when jq is missing).
 SHELL_LABELS = {True: "sh+curl+jq", False: "sh+curl+sed (no jq)"}
+SHARED = ""  # the interpreter label of the cases every Python is held against (the shell client)
+# What a slow start-up hook imports, from a .pth in a virtual environment's site-packages.
+SLOW_SITE_MODULES = ("asyncio", "email.parser", "logging", "http.client")
 
 
 # --- lich ------------------------------------------------------------------------------
@@ -78,14 +85,16 @@ def start_standin():
 
 
 class Case:
-    """One command to time. ``check(proc)`` returns None when the run did its job, else why not;
+    """One command to time, run by one interpreter (``interp``, its label; SHARED for the
+    shell client). ``check(proc)`` returns None when the run did its job, else why not;
     ``prepare()`` runs untimed before each run."""
 
     def __init__(self, name: str, group: str, argv: list, stdin: bytes = b"", env: Optional[dict] = None,
                  check: Optional[Callable[[subprocess.CompletedProcess], Optional[str]]] = None,
-                 prepare: Optional[Callable[[], None]] = None, note: str = "") -> None:
+                 prepare: Optional[Callable[[], None]] = None, note: str = "", interp: str = SHARED) -> None:
         self.name, self.group, self.argv, self.stdin = name, group, argv, stdin
         self.env, self.check, self.prepare, self.note = env, check, prepare, note
+        self.interp = interp
         self.label = name
         self.times: list = []
         self.cpu: list = []  # user + system CPU seconds of the process and its children
@@ -114,8 +123,7 @@ class Case:
 def _children_cpu():
     """User + system CPU seconds of every child reaped so far (None where unknown).
 
-    CPU time is much less disturbed than wall time by other work on a shared machine,
-    so it is reported beside the wall-time figures the budgets use."""
+    CPU time is much less disturbed than wall time by other work on a shared machine."""
     try:
         import resource
     except ImportError:  # Windows
@@ -127,6 +135,7 @@ def _children_cpu():
 def clean_environment(home: Path) -> dict:
     """This environment without anything that would change what a hook does, and with
     every per-user folder in ``home`` so no one's own plugins or waits are touched."""
+    home.mkdir(parents=True, exist_ok=True)
     return dict(clean_env(home), LICHHOOK_NODE=NODE)
 
 
@@ -140,7 +149,7 @@ def write_empty_zipapp(folder: Path, python: str) -> Path:
         "from lichhook.archive import legacy_pyc, write_archive; source = b'pass\\n'; "
         "write_archive({'__main__.py': source, '__main__.pyc': legacy_pyc('__main__.py', source)}, Path(sys.argv[2]))"
     )
-    subprocess.run([python, "-c", code, str(ROOT), str(out)], check=True)
+    subprocess.run([python, "-I", "-S", "-c", code, str(ROOT), str(out)], check=True)
     return out
 
 
@@ -184,9 +193,9 @@ def write_reference_client(folder: Path) -> Path:
     return script
 
 
-def archive_adapters(python: str, pyz: Path) -> dict:
+def archive_adapters(pyz: Path) -> dict:
     """provider -> {sample, verdict, id}: each built-in adapter's own sample, read from the
-    archive with the interpreter under test, and the id it should report."""
+    archive, and the id it should report."""
     code = (
         "import json, sys\n"
         "sys.path.insert(0, sys.argv[1])\n"
@@ -199,7 +208,8 @@ def archive_adapters(python: str, pyz: Path) -> dict:
         "    out[provider] = {'sample': sample, 'verdict': a.verdict or '', 'id': a.session_id(sample, {})}\n"
         "print(json.dumps(out))\n"
     )
-    done = subprocess.run([python, "-I", "-c", code, str(pyz)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(pyz)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          check=False)
     if done.returncode != 0:
         raise SystemExit(f"coldstart: cannot read the adapters from {pyz}:\n{done.stderr.decode(errors='replace')}")
     return json.loads(done.stdout)
@@ -244,26 +254,131 @@ def archive_has(pyz: Path, *names: str) -> bool:
     return any(name in present for name in names)
 
 
-def wait_cli(python: str, pyz: Path, env: dict, waits_dir: Path, op: str, by: str, session: str, *extra: str) -> list:
-    return [python, str(pyz), "wait", op, "--by", by, "--session", session, *extra, "--waits-dir", str(waits_dir)]
+# --- the interpreters, and what install registers for each ---------------------------------
 
 
-def fill_waits(python, pyz, env, waits_dir: Path, names: int, per_name: int, prefix: str) -> str | None:
+class Interpreter:
+    """A Python the cases run with: ``python`` as a registration names it, ``label`` for
+    the tables."""
+
+    def __init__(self, python: str, label: str, note: str = "") -> None:
+        self.python, self.label, self.note = python, label, note
+
+
+def version_of(python: str) -> Optional[str]:
+    """"3.11.7" for a Python that runs, else None."""
+    try:
+        done = subprocess.run([python, "-I", "-S", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode().strip() if done.returncode == 0 else None
+
+
+def found_pythons() -> list:
+    """Every distinct Python 3.9 to 3.13 here: pyenv's versions, then each ``python3.X``
+    on PATH (pyenv's shims, which start a shell script first, left out)."""
+    candidates = []
+    for minor in range(9, 14):
+        version = f"3.{minor}"
+        candidates += sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}")))
+        for folder in os.environ.get("PATH", "").split(os.pathsep):
+            path = os.path.join(folder, f"python{version}")
+            if folder and "shims" not in folder.split(os.sep) and os.path.isfile(path):
+                candidates.append(path)
+    seen, found = set(), []
+    for path in candidates:
+        real = os.path.realpath(path)
+        if real not in seen and version_of(path):
+            seen.add(real)
+            found.append(path)
+    return found
+
+
+def label_of(python: str, version: str) -> str:
+    where = "pyenv" if os.sep + ".pyenv" + os.sep in python else os.path.dirname(python)
+    return f"{version} {where}"
+
+
+def slow_site_venv(base: str, folder: Path) -> Interpreter:
+    """A virtual environment of ``base`` whose site runs a ``.pth`` that imports
+    SLOW_SITE_MODULES at every start, as some tools' start-up hooks do."""
+    subprocess.run([base, "-m", "venv", "--without-pip", str(folder)], check=True, stdout=subprocess.DEVNULL)
+    python = str(folder / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          stdout=subprocess.PIPE, check=True).stdout.decode().strip()
+    Path(site, "slowstart.py").write_text("".join(f"import {m}\n" for m in SLOW_SITE_MODULES), encoding="utf-8")
+    Path(site, "slowstart.pth").write_text("import slowstart\n", encoding="utf-8")
+    version = version_of(python) or "?"
+    return Interpreter(python, f"{version} venv, slow .pth",
+                       f"a venv of {base} whose site imports {', '.join(SLOW_SITE_MODULES)} through a .pth")
+
+
+def registered(python: str, pyz: Path, data: Path):
+    """The install ``python`` would make: its copy of ``pyz``, compiled by it (the complete
+    archive and its hooks archive), where install puts it under ``data``, and the Target
+    every hook registration names."""
+    from lichhook.archive import interpreter_magic
+    from lichhook.install import stable
+    from lichhook.install.target import Target
+
+    magic = interpreter_magic(python)
+    if magic is None:
+        raise SystemExit(f"coldstart: {python} cannot be run")
+    stable.copy_archive(stable.prepared_for(python, str(pyz)), stable.archive_for(magic, str(data)))
+    return Target(python, stable.hooks_for(magic, str(data)), windows=False)
+
+
+def registered_commands(target) -> dict:
+    """What install writes for ``target``, as argv: each harness's report, the Claude Code
+    hooks (a shell runs those lines, so they are split as it splits them), what the
+    opencode and omp modules spawn, and the prefix of the ``wait`` commands the hooks
+    print (the hook's own Python, flags and archive)."""
+    from lichhook.install.antigravity import Antigravity
+    from lichhook.install.claude import Claude
+    from lichhook.install.codex import Codex
+    from lichhook.install.crush import Crush
+    from lichhook.install.harness import Env
+    from lichhook.install.jsmodules import baked_flags, baked_paths, module_source
+
+    env = Env({"HOME": "/nonexistent", "PATH": ""}, windows=False)  # entries are only rendered
+    claude = Claude(env).wanted(target)
+    lines = {
+        "claude": claude["SessionStart"][0].entry["command"],
+        "claude-code session-start": claude["SessionStart"][1].entry["command"],
+        "claude-code stop": claude["Stop"][0].entry["command"],
+        "codex": Codex(env).handler(target).entry["command"],
+        "antigravity": Antigravity(env).handler(target).entry["command"],
+        "crush": Crush(env).handler(target).entry["command"],
+    }
+    argv = {name: shlex.split(line) for name, line in lines.items()}
+    for kind in ("opencode", "omp"):
+        module = module_source(kind, target)
+        python, archive = baked_paths(module)
+        argv[kind] = [python, *baked_flags(module), archive, kind]
+    argv["wait"] = target.argv("wait")
+    return argv
+
+
+# --- waits folders -------------------------------------------------------------------------
+
+
+def fill_waits(pyz: Path, env: dict, waits_dir: Path, names: int, per_name: int, prefix: str) -> Optional[str]:
     """Open ``per_name`` waits for each of ``names`` names through the real ``wait add``,
     a few processes at a time. Returns None, or why the folder could not be filled."""
-    jobs = [
-        wait_cli(python, pyz, env, waits_dir, "add", f"{prefix}{n}", f"{prefix}-session-{n}",
-                 "--what", f"reply from reviewer {k} on change {n}-{k}",
-                 *(["--family", "ci.build"] if k % 2 else []))
-        for k in range(per_name) for n in range(names)
-    ]
-    first = subprocess.run(jobs[0], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    if first.returncode != 0:
-        return f"`wait add` failed (exit {first.returncode}): {first.stderr.decode(errors='replace').strip()[-200:]}"
+    def add(n: int, k: int) -> list:
+        return [sys.executable, str(pyz), "wait", "add", "--by", f"{prefix}{n}", "--session", f"{prefix}-session-{n}",
+                "--what", f"reply from reviewer {k} on change {n}-{k}", *(["--family", "ci.build"] if k % 2 else []),
+                "--waits-dir", str(waits_dir)]
+
+    jobs = [add(n, k) for k in range(per_name) for n in range(names)]
 
     def one(argv):
         return subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
 
+    first = one(jobs[0])
+    if first.returncode != 0:
+        return f"`wait add` failed (exit {first.returncode}): {first.stderr.decode(errors='replace').strip()[-200:]}"
     with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2))) as pool:
         for done in pool.map(one, jobs[1:]):
             if done.returncode != 0:
@@ -271,36 +386,50 @@ def fill_waits(python, pyz, env, waits_dir: Path, names: int, per_name: int, pre
     return None
 
 
-def build_cases(args, work: Path, server) -> list:
-    python, pyz = args.python, args.pyz
-    env = clean_environment(work / "home")
-    (work / "home").mkdir()
+class Fills:
+    """The two waits folders the hook and wait cases start from, filled once and copied
+    for each interpreter: one session with ``hook_waits`` open waits, and ``names`` names
+    holding ``waits`` waits between them. ``problem`` says why they could not be made."""
+
+    def __init__(self, args, pyz: Path, work: Path) -> None:
+        env = clean_environment(work / "fill-home")
+        self.hook, self.waits = work / "fill-hook-waits", work / "fill-waits"
+        self.session = "hooked-session-0"
+        per_name = max(1, args.waits // max(1, args.names))
+        self.problem = (fill_waits(pyz, env, self.hook, 1, args.hook_waits, "hooked")
+                        or fill_waits(pyz, env, self.waits, args.names, per_name, "name"))
+
+
+# --- one interpreter's cases ------------------------------------------------------------------
+
+
+def interpreter_cases(interp: Interpreter, args, work: Path, server, quick, adapters: dict, fills: Fills) -> list:
+    folder = work / f"py{len(list(work.glob('py*')))}"
+    folder.mkdir()
+    target = registered(interp.python, args.pyz, folder / "data")
+    argv = registered_commands(target)
+    env = clean_environment(folder / "home")
     lich = dict(env, LICH_PORT=str(server.port), LICH_TOKEN=TOKEN, LICH_SESSION_ID=LICH_SESSION)
-    adapters = archive_adapters(python, pyz)
-    cases = [
-        Case("python -c pass", "baseline", [python, "-c", "pass"], env=env),
-        Case("empty zipapp", "baseline", [python, str(write_empty_zipapp(work, python))], env=env),
-    ]
-    sh, curl, jq = shutil.which("sh"), shutil.which("curl"), shutil.which("jq")
+    from lichhook.install.target import INTERPRETER_FLAGS
+
+    python, flags = interp.python, list(INTERPRETER_FLAGS)  # the baselines start the same way
+
+    def case(name: str, group: str, command: list, stdin: bytes = b"", **kw) -> Case:
+        return Case(name, group, command, stdin, interp=interp.label, **kw)
+
     claude = adapters["claude"]
-    if sh and curl:
-        script = write_reference_client(work)
-        note = "" if jq else "jq not found: the reference reads the id with sed"
-        cases.append(Case("shell client", "baseline", [sh, str(script), "claude"], json.dumps(claude["sample"]).encode(),
-                          env=lich, check=report_check(server, "claude", claude["id"], ""), note=note))
-        cases[-1].label = SHELL_LABELS[bool(jq)]
-    cases.append(Case("no-op: claude, no LICH_*", "no-op", [python, str(pyz), "claude"],
-                      json.dumps(claude["sample"]).encode(), env=env, check=silent_check))
+    cases = [
+        case("python -c pass", "baseline", [python, *flags, "-c", "pass"], env=env),
+        case("empty zipapp", "baseline", [python, *flags, str(write_empty_zipapp(folder, python))], env=env),
+        case("no-op: claude, no LICH_*", "no-op", argv["claude"], json.dumps(claude["sample"]).encode(), env=env,
+             check=silent_check),
+    ]
     for provider, info in adapters.items():
-        cases.append(Case(f"report: {provider}", "report", [python, str(pyz), provider],
-                          json.dumps(info["sample"]).encode(), env=lich,
-                          check=report_check(server, provider, info["id"], info["verdict"])))
-    cases += event_cases(args, work)
-    cases += hook_cases(args, work, env)
-    cases += wait_cases(args, work, env)
-    if args.only:
-        wanted = [w.strip() for w in args.only.split(",") if w.strip()]
-        cases = [c for c in cases if c.group == "baseline" or any(w in c.name for w in wanted)]
+        cases.append(case(f"report: {provider}", "report", argv[provider], json.dumps(info["sample"]).encode(),
+                          env=lich, check=report_check(server, provider, info["id"], info["verdict"])))
+    cases += event_cases(interp, args.pyz, target, folder, quick)
+    cases += hook_cases(interp, argv, folder, env, fills, args)
+    cases += wait_cases(interp, argv, folder, env, fills)
     return cases
 
 
@@ -318,11 +447,14 @@ EVENT_CASES = (
     ("opencode", "session.status", 0, ("session-state",)),
     ("omp", "tool_call", 0, ("session-state",)),
 )
+# What the harness reads on stdout for the events above (lichhook.adapters holds them; the
+# benchmark checks the archive prints exactly this).
+BY_VERDICT = {("antigravity", "PreInvocation"): "{}", ("antigravity", "PreToolUse"): '{"decision":"allow"}'}
 
 
-def archive_lives(python: str, pyz: Path, folder: Path) -> dict:
+def archive_lives(pyz: Path, folder: Path) -> dict:
     """provider -> [(event, payload)]: each built-in adapter's own session (its ``life``),
-    read from the archive with the interpreter under test; its files land in ``folder``."""
+    read from the archive; the files its payloads name land in ``folder``."""
     code = (
         "import json, os, sys\n"
         "sys.path.insert(0, sys.argv[1])\n"
@@ -335,7 +467,7 @@ def archive_lives(python: str, pyz: Path, folder: Path) -> dict:
         "    out[provider] = import_module('lichhook.adapters.' + module).ADAPTER.life(folder)\n"
         "print(json.dumps(out))\n"
     )
-    done = subprocess.run([python, "-I", "-c", code, str(pyz), str(folder)], stdout=subprocess.PIPE,
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(pyz), str(folder)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, check=False)
     if done.returncode != 0:
         return {}
@@ -357,50 +489,41 @@ def events_check(lich, session: str, verdict: str, contracts: tuple):
     return check
 
 
-def event_cases(args, work: Path) -> list:
-    """One case per common harness event (EVENT_CASES), as the harness runs it:
-    ``<provider> <event>``, its payload from the adapter's own session, inside lich. Each
-    is a card of its own, so after the warm-up its title is known and the case measures
-    the steady state (a Stop still reads the transcript's end for a newer title). lich is
-    played by testkit's QuickLich: it answers at once, as lich's Go server does, and
-    judges each report afterwards with the stand-in's rules, so a refused one still fails
-    the case; the stand-in's own 0.4 ms per answer would be counted against each report."""
-    python, pyz = args.python, args.pyz
-    server = QuickLich(token=TOKEN, session_id=LICH_SESSION)  # a daemon thread; ends with the benchmark
-    lives = archive_lives(python, pyz, work / "lives")
-    home = work / "home"
+def event_cases(interp: Interpreter, pyz: Path, target, folder: Path, lich) -> list:
+    """One case per common harness event (EVENT_CASES), as the harness would run it
+    registered: ``<python> -I -S <hooks archive> <provider> <event>``, its payload from
+    the adapter's own session, inside lich. Each is a card of its own, so after the
+    warm-up its title is known and the case measures the steady state (a Stop still reads
+    the transcript's end for a newer title). lich is played by testkit's QuickLich: it
+    answers at once, as lich's Go server does, and judges each report afterwards with the
+    stand-in's rules, so a refused one still fails the case; the stand-in's own 0.4 ms per
+    answer would be counted against each report."""
+    lives = archive_lives(pyz, folder / "lives")
+    home = folder / "event-home"
     cases = []
     for provider, event, nth, contracts in EVENT_CASES:
         name = f"event: {provider} {event}"
         steps = [payload for step, payload in lives.get(provider, []) if step == event]
         if len(steps) <= nth:
-            cases.append(skipped(name, "event", "the archive's adapter has no such event in its session"))
+            cases.append(skipped(name, "event", "the archive's adapter has no such event in its session",
+                                 interp.label))
             continue
         session = f"bench-{provider}-{event}"
-        env = dict(clean_environment(home), LICH_PORT=str(server.port), LICH_TOKEN=TOKEN, LICH_SESSION_ID=session)
+        env = dict(clean_environment(home), LICH_PORT=str(lich.port), LICH_TOKEN=TOKEN, LICH_SESSION_ID=session)
         verdict = BY_VERDICT.get((provider, event), "")
-        cases.append(Case(name, "event", [python, str(pyz), provider, event], json.dumps(steps[nth]).encode(),
-                          env=env, check=events_check(server, session, verdict, contracts)))
+        cases.append(Case(name, "event", target.argv(provider, event), json.dumps(steps[nth]).encode(),
+                          env=env, check=events_check(lich, session, verdict, contracts), interp=interp.label))
     return cases
 
 
-# What the harness reads on stdout for the events above (lichhook.adapters holds them; the
-# benchmark checks the archive prints exactly this).
-BY_VERDICT = {("antigravity", "PreInvocation"): "{}", ("antigravity", "PreToolUse"): '{"decision":"allow"}'}
-
-
-def hook_cases(args, work: Path, env: dict) -> list:
-    python, pyz = args.python, args.pyz
+def hook_cases(interp: Interpreter, argv: dict, folder: Path, env: dict, fills: Fills, args) -> list:
     names = ("claude-code session-start", "claude-code stop")
-    if not archive_has(pyz, "lichhook/claude_code.py", "lichhook/claude_code/__init__.py"):
-        return [skipped(n, "hook", "lichhook.claude_code is not in this archive yet") for n in names]
-    if not archive_has(pyz, "lichhook/waits/cli.py", "lichhook/waits.py"):
-        return [skipped(n, "hook", "the hooks need `wait` to set up their waits; lichhook.waits is not in this archive yet") for n in names]
-    waits_dir = work / "hook-waits"
-    problem = fill_waits(python, pyz, env, waits_dir, 1, args.hook_waits, "hooked")
-    if problem:
-        return [skipped(n, "hook", problem) for n in names]
-    session = "hooked-session-0"
+    if fills.problem:
+        return [skipped(n, "hook", fills.problem, interp.label) for n in names]
+    waits_dir = folder / "hook-waits"
+    shutil.copytree(fills.hook, waits_dir)
+    hook_env = dict(env, LICHHOOK_WAITS_DIR=str(waits_dir))
+    session = fills.session
     start = {"session_id": session, "transcript_path": f"/home/u/.claude/projects/p/{session}.jsonl",
              "cwd": "/home/u/proj", "hook_event_name": "SessionStart", "source": "startup"}
     stop = {"session_id": session, "transcript_path": f"/home/u/.claude/projects/p/{session}.jsonl",
@@ -420,41 +543,65 @@ def hook_cases(args, work: Path, env: dict) -> list:
     def blocks(value) -> bool:
         return isinstance(value, dict) and value.get("decision") == "block"
 
-    hook = [python, str(pyz), "claude-code"]
     return [
-        Case(names[0], "hook", hook + ["session-start", str(waits_dir)], json.dumps(start).encode(), env=env,
+        Case(names[0], "hook", argv[names[0]], json.dumps(start).encode(), env=hook_env, interp=interp.label,
              check=json_check(context_names_session, "no session id in the context")),
-        Case(names[1], "hook", hook + ["stop", str(waits_dir)], json.dumps(stop).encode(), env=env,
+        Case(names[1], "hook", argv[names[1]], json.dumps(stop).encode(), env=hook_env, interp=interp.label,
              check=json_check(blocks, f"did not block with {args.hook_waits} open waits"), prepare=reset_strikes),
     ]
 
 
-def wait_cases(args, work: Path, env: dict) -> list:
-    python, pyz = args.python, args.pyz
+def wait_cases(interp: Interpreter, argv: dict, folder: Path, env: dict, fills: Fills) -> list:
     names = ("wait list", "wait add")
-    if not archive_has(pyz, "lichhook/waits/cli.py", "lichhook/waits.py"):
-        return [skipped(n, "wait", "lichhook.waits is not in this archive yet") for n in names]
-    waits_dir = work / "waits"
-    per_name = max(1, args.waits // max(1, args.names))
-    problem = fill_waits(python, pyz, env, waits_dir, args.names, per_name, "name")
-    if problem:
-        return [skipped(n, "wait", problem) for n in names]
+    if fills.problem:
+        return [skipped(n, "wait", fills.problem, interp.label) for n in names]
+    waits_dir = folder / "waits"
+    shutil.copytree(fills.waits, waits_dir)
+    wait_env = dict(env, LICHHOOK_WAITS_DIR=str(waits_dir))
 
     def ok(value) -> bool:
         return isinstance(value, dict) and value.get("ok") is True
 
     return [
-        Case(names[0], "wait", wait_cli(python, pyz, env, waits_dir, "list", "name0", "name-session-0"),
-             env=env, check=json_check(ok, "not ok")),
-        Case(names[1], "wait", wait_cli(python, pyz, env, waits_dir, "add", "name1", "name-session-1",
-                                        "--what", "one more review"), env=env, check=json_check(ok, "not ok")),
+        Case(names[0], "wait", argv["wait"] + ["list", "--by", "name0", "--session", "name-session-0"],
+             env=wait_env, check=json_check(ok, "not ok"), interp=interp.label),
+        Case(names[1], "wait", argv["wait"] + ["add", "--by", "name1", "--session", "name-session-1",
+                                               "--what", "one more review"],
+             env=wait_env, check=json_check(ok, "not ok"), interp=interp.label),
     ]
 
 
-def skipped(name: str, group: str, why: str) -> Case:
-    case = Case(name, group, [])
+def skipped(name: str, group: str, why: str, interp: str) -> Case:
+    case = Case(name, group, [], interp=interp)
     case.skipped = why
     return case
+
+
+def shell_case(server, adapters: dict, work: Path) -> list:
+    sh, curl, jq = shutil.which("sh"), shutil.which("curl"), shutil.which("jq")
+    if not (sh and curl):
+        return []
+    claude = adapters["claude"]
+    env = clean_environment(work / "shell-home")
+    lich = dict(env, LICH_PORT=str(server.port), LICH_TOKEN=TOKEN, LICH_SESSION_ID=LICH_SESSION)
+    note = "" if jq else "jq not found: the reference reads the id with sed"
+    case = Case("shell client", "baseline", [sh, str(write_reference_client(work)), "claude"],
+                json.dumps(claude["sample"]).encode(), env=lich, check=report_check(server, "claude", claude["id"], ""),
+                note=note)
+    case.label = SHELL_LABELS[bool(jq)]
+    return [case]
+
+
+def build_cases(args, interpreters: list, work: Path, server, quick) -> list:
+    adapters = archive_adapters(args.pyz)
+    fills = Fills(args, args.pyz, work)
+    cases = shell_case(server, adapters, work)
+    for interp in interpreters:
+        cases += interpreter_cases(interp, args, work, server, quick, adapters, fills)
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+        cases = [c for c in cases if c.group == "baseline" or any(w in c.name for w in wanted)]
+    return cases
 
 
 # --- timing and results ----------------------------------------------------------------
@@ -482,45 +629,57 @@ def spread(times: list) -> tuple:
 
 
 def summarize(cases: list) -> list:
-    medians = {c.name: statistics.median(c.times) for c in cases if c.times}
+    """One row per case: its times, its ratios to its own interpreter's baselines and to
+    the shared shell client (wall and CPU), and a verdict per budget for each."""
+    def key(case: Case, name: str) -> tuple:
+        return (SHARED if name == "shell client" else case.interp), name
+
+    wall = {(c.interp, c.name): statistics.median(c.times) for c in cases if c.times}
+    cpu = {(c.interp, c.name): statistics.median(c.cpu) for c in cases if c.cpu}
     labels = {c.name: c.label for c in cases}
     results = []
     for case in cases:
-        row = {"case": case.label, "group": case.group, "argv": case.argv[1:] if case.argv else [],
-               "note": case.note, "skipped": case.skipped or None}
+        row: dict = {"interpreter": case.interp, "case": case.label, "group": case.group, "argv": case.argv,
+                     "note": case.note, "skipped": case.skipped or None}
+        mine = (case.interp, case.name)
         if case.times:
             p10, p90 = spread(case.times)
-            med = medians[case.name]
             row.update({
                 "runs": len(case.times),
-                "median_ms": round(med * 1e3, 2),
+                "median_ms": round(wall[mine] * 1e3, 2),
                 "p10_ms": round(p10 * 1e3, 2),
                 "p90_ms": round(p90 * 1e3, 2),
                 "min_ms": round(min(case.times) * 1e3, 2),
                 "times_ms": [round(t * 1e3, 3) for t in case.times],
-                "cpu_median_ms": round(statistics.median(case.cpu) * 1e3, 2) if case.cpu else None,
-                "ratios": {labels[b]: round(med / medians[b], 3) for b in BASELINES if b in medians},
+                "cpu_median_ms": round(cpu[mine] * 1e3, 2) if mine in cpu else None,
+                "ratios": {labels.get(b, b): round(wall[mine] / wall[key(case, b)], 3)
+                           for b in BASELINES if key(case, b) in wall},
+                "cpu_ratios": {labels.get(b, b): round(cpu[mine] / cpu[key(case, b)], 3)
+                               for b in BASELINES if mine in cpu and key(case, b) in cpu and cpu[key(case, b)]},
                 "failures": len(case.failures),
                 "first_failure": case.failures[0] if case.failures else None,
             })
-        budget = BUDGETS.get(case.group)
-        if budget:
-            against, limit = budget
-            against = labels.get(against, against)
-            ratio = row.get("ratios", {}).get(against)
-            if case.skipped:
-                verdict = "SKIP"
-            elif case.failures:
-                verdict = "FAIL"
-            elif ratio is None:
-                verdict = "n/a"
-            else:
-                verdict = "PASS" if ratio <= limit else "OVER"
-            row["budget"] = {"against": against, "max_ratio": limit, "ratio": ratio, "verdict": verdict}
-        elif case.failures:
-            row["budget"] = {"verdict": "FAIL"}
+        budgets = []
+        for against, limit in BUDGETS.get(case.group, ()):
+            label = labels.get(against, against)
+            ratio, cpu_ratio = row.get("ratios", {}).get(label), row.get("cpu_ratios", {}).get(label)
+            budgets.append({"against": label, "max_ratio": limit, "ratio": ratio, "cpu_ratio": cpu_ratio,
+                            "verdict": verdict(case, ratio, limit), "cpu_verdict": verdict(case, cpu_ratio, limit)})
+        row["budgets"] = budgets
+        if not budgets and case.failures:
+            row["budgets"] = [{"verdict": "FAIL", "cpu_verdict": "FAIL"}]
         results.append(row)
     return results
+
+
+def verdict(case: Case, ratio: Optional[float], limit: float) -> str:
+    if case.skipped:
+        return "SKIP"
+    if case.failures:
+        return "FAIL"
+    if ratio is None:
+        return "n/a"
+    return "PASS" if ratio <= limit else "OVER"
 
 
 def machine() -> dict:
@@ -540,9 +699,9 @@ def machine() -> dict:
 
 
 def interpreter(python: str) -> dict:
-    # The first line lists what start-up alone imported from outside the standard
-    # library through site .pth files (the light customize hooks of distributions
-    # aside): a lean interpreter imports nothing there.
+    # What start-up alone imported from outside the standard library through site .pth
+    # files (the light customize hooks of distributions aside): a lean interpreter imports
+    # nothing there. The cases skip site (-S); this says what they are spared.
     code = (
         "import sys; std = getattr(sys, 'stdlib_module_names', None); "
         "extra = sorted({m.split('.')[0] for m in sys.modules} - set(std)) if std else []; "
@@ -559,35 +718,70 @@ def fmt_ratio(value) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
-def table(results: list) -> str:
-    present = []
-    for r in results:
+def table(rows: list) -> str:
+    """One interpreter's rows (and the shared shell client) as a Markdown table."""
+    present: list = []
+    for r in rows:
         for b in r.get("ratios", {}):
-            if b not in present:
+            if b not in present and b != "python -c pass":
                 present.append(b)
-    head = ["case", "median ms", "p10-p90 ms", "cpu ms"] + [f"x {b}" for b in present] + ["budget", "verdict"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 3) + ["---", "---"]) + "|"]
-    for r in results:
+    head = (["case", "median ms", "p10-p90 ms", "cpu ms"] + [f"x {b}" for b in present]
+            + [f"x {b} (cpu)" for b in present] + ["budget", "verdict (wall / cpu)"])
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(head) - 3) + ["---", "---"]) + "|"]
+    for r in rows:
+        budgets = r.get("budgets") or []
+        limits = ", ".join(f"<= {b['max_ratio']:.2f}x {b['against']}" for b in budgets if "against" in b)
+        verdicts = ", ".join(f"{b['verdict']} / {b['cpu_verdict']}" for b in budgets)
         if r.get("skipped"):
-            cells = [r["case"], "-", "-", "-"] + ["-"] * len(present)
-            budget = r.get("budget", {})
-            cells += [f"<= {budget['max_ratio']:.2f}x {budget['against']}" if budget else "", "SKIP"]
+            cells = [r["case"], "-", "-", "-"] + ["-"] * (2 * len(present)) + [limits, "SKIP"]
         else:
             cpu = r.get("cpu_median_ms")
-            cells = [r["case"], f"{r['median_ms']:.1f}", f"{r['p10_ms']:.1f}-{r['p90_ms']:.1f}", "-" if cpu is None else f"{cpu:.1f}"]
+            cells = [r["case"], f"{r['median_ms']:.1f}", f"{r['p10_ms']:.1f}-{r['p90_ms']:.1f}",
+                     "-" if cpu is None else f"{cpu:.1f}"]
             cells += [fmt_ratio(r["ratios"].get(b)) for b in present]
-            budget = r.get("budget")
-            if budget and "against" in budget:
-                cells += [f"<= {budget['max_ratio']:.2f}x {budget['against']}", budget["verdict"]]
-            else:
-                cells += ["", budget["verdict"] if budget else ""]
+            cells += [fmt_ratio(r.get("cpu_ratios", {}).get(b)) for b in present]
+            cells += [limits, verdicts]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def main(argv: list | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Time lichhook cold starts against python -c pass, an empty zipapp and the sh+curl+jq client.")
-    parser.add_argument("--python", default=sys.executable, help="interpreter that runs every case (default: this one); prefer a lean one such as /usr/bin/python3")
+def summary(results: list, interpreters: list) -> str:
+    """One line per interpreter: its floor, the worst ratio of each budgeted group (wall,
+    then CPU) and whether every budget held."""
+    groups = (("no-op", "empty zipapp"), ("report", "empty zipapp"), ("report", "shell client"),
+              ("event", "empty zipapp"), ("event", "shell client"), ("hook", "empty zipapp"), ("wait", "empty zipapp"))
+    shell = next((r["case"] for r in results if r["interpreter"] == SHARED), "shell client")
+    head = ["interpreter", "empty zipapp ms (cpu)"] + [
+        f"{g} x {shell if b == 'shell client' else b}" for g, b in groups] + ["budgets (wall / cpu)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 2) + ["---"]) + "|"]
+    for interp in interpreters:
+        rows = [r for r in results if r["interpreter"] == interp.label]
+        empty = next((r for r in rows if r["case"] == "empty zipapp" and r.get("median_ms")), None)
+        cells = [interp.label, "-" if empty is None else f"{empty['median_ms']:.1f} ({empty['cpu_median_ms']:.1f})"]
+        for group, against in groups:
+            label = shell if against == "shell client" else against
+            picked = [b for r in rows if r["group"] == group for b in r["budgets"] if b.get("against") == label]
+            walls = [b["ratio"] for b in picked if b["ratio"] is not None]
+            cpus = [b["cpu_ratio"] for b in picked if b["cpu_ratio"] is not None]
+            cells.append(f"{max(walls):.2f} / {max(cpus):.2f}" if walls and cpus else "-")
+        every = [b for r in rows for b in r["budgets"]]
+        passed = sum(b["verdict"] == "PASS" for b in every), sum(b["cpu_verdict"] == "PASS" for b in every)
+        cells.append(f"{passed[0]}/{len(every)} / {passed[1]}/{len(every)}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = argparse.ArgumentParser(description="Time lichhook's hooks as install registers them, with every Python "
+                                                 "found, against an empty zipapp and the sh+curl+jq client.")
+    parser.add_argument("--python", action="append", default=[],
+                        help="an interpreter to register and time (repeat for several; default: every Python 3.9 "
+                             "to 3.13 found here)")
+    parser.add_argument("--no-slow-site", action="store_true",
+                        help="leave out the virtual environment whose site imports something slow")
+    parser.add_argument("--slow-site-base", default=sys.executable,
+                        help="the Python that virtual environment is made from (default: this one)")
     parser.add_argument("--pyz", type=Path, default=DEFAULT_PYZ, help="archive to time (default: dist/lichhook.pyz)")
     parser.add_argument("--runs", type=int, default=25, help="timed rounds (default 25)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed rounds first (default 3)")
@@ -601,32 +795,51 @@ def main(argv: list | None = None) -> int:
         parser.error("--runs must be at least 1 and --warmup at least 0")
     args.pyz = args.pyz.resolve()
     if not args.pyz.is_file():
-        print(f"coldstart: {args.pyz} does not exist; build it first with: python build_zipapp.py", file=sys.stderr)
+        print(f"coldstart: {args.pyz} does not exist; build it first with: python3 build_zipapp.py", file=sys.stderr)
         return 2
+    pythons = args.python or found_pythons()
+    interpreters = []
+    for python in pythons:
+        version = version_of(python)
+        if version is None:
+            parser.error(f"{python} does not run")
+        interpreters.append(Interpreter(python, label_of(python, version)))
 
-    info = {"interpreter": interpreter(args.python), "machine": machine(), "pyz": str(args.pyz),
-            "runs": args.runs, "warmup": args.warmup}
+    info: dict = {"machine": machine(), "pyz": str(args.pyz), "runs": args.runs, "warmup": args.warmup}
     server = start_standin()
+    quick = QuickLich(token=TOKEN, session_id=LICH_SESSION)  # for the event cases; see event_cases
     try:
         with tempfile.TemporaryDirectory(prefix="lichhook-bench-") as tmp:
-            cases = build_cases(args, Path(tmp), server)
+            work = Path(tmp)
+            if not args.no_slow_site:
+                interpreters.append(slow_site_venv(args.slow_site_base, work / "slow-venv"))
+            info["interpreters"] = [dict(interpreter(i.python), label=i.label, note=i.note) for i in interpreters]
+            cases = build_cases(args, interpreters, work, server, quick)
             measure(cases, args.runs, args.warmup)
     finally:
         server.stop()
+        quick.close()
     results = summarize(cases)
     info["machine"]["load_after"] = machine()["load"]
 
-    m, i = info["machine"], info["interpreter"]
-    print(f"interpreter: {i['executable']} ({i['version'].split(' | ')[0]})")
-    if i["startup_imports"]:
-        print(f"note: this interpreter imports {', '.join(i['startup_imports'])} at every start (site .pth files);"
-              " that inflates every baseline and flatters every ratio: prefer a lean one (see docs/performance.md)")
+    m = info["machine"]
     print(f"machine: {m['cpu']}, {m['cores']} cores, {m['system']}; load {m['load']} -> {m['load_after']}")
-    print(f"{args.runs} interleaved rounds after {args.warmup} warm-up; times are whole processes\n")
-    print(table(results))
-    notes = [f"- {r['case']}: {r['skipped']}" for r in results if r.get("skipped")]
+    print(f"{args.runs} interleaved rounds after {args.warmup} warm-up; times are whole processes; every command is "
+          "the one install registers (<python> -I -S <its copy>), each Python against its own empty zipapp run "
+          "the same way\n")
+    for i in info["interpreters"]:
+        extra = f"; its site imports {', '.join(i['startup_imports'])} at every start (-S skips it)" \
+            if i["startup_imports"] else ""
+        print(f"- {i['label']}: {i['executable']} ({i['version'].split(' | ')[0]}){extra}")
+    print("\n" + summary(results, interpreters))
+    shared = [r for r in results if r["interpreter"] == SHARED]
+    for interp in interpreters:
+        print(f"\n{interp.label}\n")
+        print(table(shared + [r for r in results if r["interpreter"] == interp.label]))
+    notes = [f"- {r['interpreter'] or 'all'}: {r['case']}: {r['skipped']}" for r in results if r.get("skipped")]
     notes += [f"- {r['case']}: {r['note']}" for r in results if r.get("note")]
-    notes += [f"- {r['case']}: {r['failures']} failed runs, first: {r['first_failure']}" for r in results if r.get("failures")]
+    notes += [f"- {r['interpreter'] or 'all'}: {r['case']}: {r['failures']} failed runs, first: {r['first_failure']}"
+              for r in results if r.get("failures")]
     if notes:
         print("\nnotes:\n" + "\n".join(notes))
     if args.json:

@@ -5,9 +5,10 @@ times and modes, so that two builds of one tree are byte-identical. Beside every
 lies a legacy unchecked-hash ``.pyc`` (``mod.pyc`` next to ``mod.py``, the only layout
 zipimport reads; it never reads ``__pycache__`` and never writes bytecode), stored rather
 than deflated. Bytecode is for one Python minor version: any other interpreter compiles
-every module from source on every run. ``recompile`` rewrites an archive's bytecode for
-the running interpreter, and ``bytecode_mismatch`` says when an interpreter does not match
-an archive's bytecode.
+every module from source on every run. ``recompiled`` rewrites an archive's bytecode for
+the running interpreter (``recompile_command`` has another interpreter do it), ``serves``
+says whether a copy already is an archive compiled for a given Python, and
+``bytecode_mismatch`` says when an interpreter does not match an archive's bytecode.
 """
 
 from __future__ import annotations
@@ -73,9 +74,11 @@ def zip_time(environ: Mapping[str, str] = os.environ) -> tuple[int, int, int, in
     return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
 
 
-def write_archive(files: Mapping[str, bytes], out: Path, shebang: bytes = SHEBANG) -> None:
-    """Write ``files`` as a zipapp at ``out``, deterministically, replacing it atomically."""
-    stamp = zip_time()
+def archive_bytes(files: Mapping[str, bytes], shebang: bytes = SHEBANG,
+                  stamp: tuple[int, int, int, int, int, int] | None = None) -> bytes:
+    """``files`` as a zipapp's bytes, deterministically: sorted members, each with ``stamp``
+    (``zip_time()`` when None) and fixed modes."""
+    stamp = stamp or zip_time()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
         for name in sorted(files):
@@ -87,31 +90,101 @@ def write_archive(files: Mapping[str, bytes], out: Path, shebang: bytes = SHEBAN
             info.external_attr = 0o644 << 16
             info.create_system = 3  # unix, so the mode reads the same everywhere
             zf.writestr(info, files[name], compresslevel=6)
+    return shebang + buffer.getvalue()
+
+
+def write_archive(files: Mapping[str, bytes], out: Path, shebang: bytes = SHEBANG) -> None:
+    """Write ``files`` as a zipapp at ``out``, deterministically, replacing it atomically."""
+    _write_atomically(archive_bytes(files, shebang), out)
+
+
+def _write_atomically(data: bytes, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_bytes(shebang + buffer.getvalue())
+    tmp.write_bytes(data)
     os.chmod(tmp, 0o755)
     os.replace(tmp, out)
 
 
 def read_archive(archive: Path) -> tuple[bytes, dict[str, bytes]]:
     """The shebang line (or b"") and every member of ``archive``."""
-    data = Path(archive).read_bytes()
+    return members(Path(archive).read_bytes())
+
+
+def members(data: bytes) -> tuple[bytes, dict[str, bytes]]:
+    """The shebang line (or b"") and every member of the archive whose bytes are ``data``."""
     shebang = data[: data.index(b"\n") + 1] if data.startswith(b"#!") and b"\n" in data else b""
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         return shebang, {name: zf.read(name) for name in zf.namelist() if not name.endswith("/")}
 
 
-def recompile(archive: Path, out: Path) -> Path:
-    """Write ``archive`` to ``out`` with bytecode for the running interpreter.
+def _stamp(archive: Path | bytes) -> tuple[int, int, int, int, int, int] | None:
+    source = io.BytesIO(archive) if isinstance(archive, bytes) else archive
+    with zipfile.ZipFile(source) as zf:
+        infos = zf.infolist()
+    return infos[0].date_time if infos else None
 
-    Same members, shebang and format otherwise: recompiling with the interpreter that
-    built the archive gives it back byte for byte (with the same SOURCE_DATE_EPOCH).
-    Raises OSError, zipfile.BadZipFile or SyntaxError (a module this Python cannot compile).
+
+def hooks_archive(complete: bytes) -> bytes:
+    """The hooks archive of the archive whose bytes are ``complete``: the same format,
+    shebang and member times, holding only the members lichhook.coldstart.HOOK_MEMBERS
+    names (what hooks and wait ops import); it reaches the rest in the complete archive
+    beside it."""
+    from lichhook.coldstart import HOOK_MEMBERS
+
+    shebang, files = members(complete)
+    hot = {name: data for name, data in files.items() if name.startswith(HOOK_MEMBERS)}
+    return archive_bytes(hot, shebang, _stamp(complete))
+
+
+def recompiled(archive: Path) -> bytes:
+    """``archive`` with bytecode for the running interpreter, as bytes.
+
+    Same members, shebang, member times and format otherwise: recompiling with the
+    interpreter that built the archive gives it back byte for byte (on Python 3.11 and
+    later; 3.9 and 3.10 write a frozenset's items in an order that varies from process to
+    process, so their bytes vary while the code is the same). Raises OSError,
+    zipfile.BadZipFile or SyntaxError (a module this Python cannot compile).
     """
     shebang, files = read_archive(archive)
-    write_archive(with_bytecode(files), out, shebang)
+    return archive_bytes(with_bytecode(files), shebang, _stamp(archive))
+
+
+def recompile(archive: Path, out: Path) -> Path:
+    """Write ``archive`` to ``out`` with bytecode for the running interpreter (``recompiled``)."""
+    _write_atomically(recompiled(archive), out)
     return out
+
+
+def bytecode_of(files: Mapping[str, bytes]) -> bytes | None:
+    """The magic number of the bytecode beside every ``.py`` of ``files``, or None when a
+    ``.py`` has no ``.pyc`` or they are for different Pythons."""
+    magics = set()
+    for name in files:
+        if name.endswith(".py"):
+            pyc = files.get(name[:-3] + ".pyc")
+            if pyc is None or len(pyc) < 4:
+                return None
+            magics.add(pyc[:4])
+    return magics.pop() if len(magics) == 1 else None
+
+
+def same_program(a: Mapping[str, bytes], b: Mapping[str, bytes]) -> bool:
+    """Whether two archives' members are the same but for their bytecode."""
+    def program(files: Mapping[str, bytes]) -> dict[str, bytes]:
+        return {name: data for name, data in files.items() if not name.endswith(".pyc")}
+
+    return program(a) == program(b)
+
+
+def serves(copy: Path, source: Path, magic: bytes) -> bool:
+    """Whether ``copy`` is ``source`` (same shebang and members) with bytecode for the
+    Python of ``magic`` throughout: then recompiling would change nothing that matters."""
+    try:
+        theirs, mine = read_archive(copy), read_archive(source)
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return False
+    return theirs[0] == mine[0] and same_program(theirs[1], mine[1]) and bytecode_of(theirs[1]) == magic
 
 
 def bytecode_magic(archive: Path) -> bytes | None:
@@ -124,13 +197,21 @@ def bytecode_magic(archive: Path) -> bytes | None:
     return magic if len(magic) == 4 else None
 
 
-def python_of_magic(magic: bytes) -> str:
-    """The Python a magic number belongs to, for people: "Python 3.11"."""
+def python_version_of_magic(magic: bytes) -> str | None:
+    """The Python version ("3.11") a bytecode magic number belongs to, or None."""
     number = int.from_bytes(magic[:2], "little")
     for first, last, version in _MAGIC_RANGES:
         if first <= number <= last:
-            return f"Python {version}"
-    return f"an unknown Python (bytecode magic number {number})"
+            return version
+    return None
+
+
+def python_of_magic(magic: bytes) -> str:
+    """The Python a magic number belongs to, for people: "Python 3.11"."""
+    version = python_version_of_magic(magic)
+    if version:
+        return f"Python {version}"
+    return f"an unknown Python (bytecode magic number {int.from_bytes(magic[:2], 'little')})"
 
 
 # Run by an interpreter other than the one asking: isolated, without site, standard library only.
@@ -159,13 +240,14 @@ def recompile_command(python: str, archive: Path, out: Path) -> list[str]:
     return [python, "-I", "-S", "-c", _RECOMPILE_SCRIPT, str(archive), str(out)]
 
 
-def bytecode_mismatch(archive: Path, python: str) -> str | None:
+def bytecode_mismatch(archive: Path, python: str, magic: bytes | None = None) -> str | None:
     """Why ``python`` cannot use ``archive``'s bytecode, as a sentence with the fix; None
-    when it can (or when ``archive`` carries no bytecode to match)."""
+    when it can (or when ``archive`` carries no bytecode to match). ``magic``: that
+    Python's own, when already known."""
     theirs = bytecode_magic(archive)
     if theirs is None:
         return None
-    mine = interpreter_magic(python)
+    mine = magic or interpreter_magic(python)
     if mine is None:
         return f"{python} cannot be run to check that it matches the bytecode in {archive}"
     if mine == theirs:

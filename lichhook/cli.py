@@ -15,6 +15,7 @@ COMMANDS = {
     "demo": ("lichhook.demo", "main"),
     "wait": ("lichhook.waits.cli", "main"),
     "claude-code": ("lichhook.claude_code", "main"),
+    "codex-waits": ("lichhook.codex_waits", "main"),
     "install": ("lichhook.install.cli", "install_main"),
     "uninstall": ("lichhook.install.cli", "uninstall_main"),
     "doctor": ("lichhook.install.doctor", "main"),
@@ -37,6 +38,7 @@ commands:
   demo          run each harness's session, start to end, through the real report path
   wait          record what a session waits for (add, list, watched, said, done, adopt)
   claude-code   Claude Code hooks over the waits: session-start, stop
+  codex-waits   Codex hook over the waits: session-start
   install       register lichhook in your harnesses (uninstall, doctor)
   mcp           serve the claude_code_wait tool over MCP stdio
   --version     print the version
@@ -90,7 +92,7 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
 
 # Commands that run as hooks or wait ops: processes that live a few milliseconds and
 # start hundreds of times a day. A provider word (the report path) is one too.
-SHORT_LIVED = frozenset({"wait", "claude-code"})
+SHORT_LIVED = frozenset({"wait", "claude-code", "codex-waits"})
 
 
 def short_lived(args: "list[str]") -> bool:
@@ -102,11 +104,12 @@ def short_lived(args: "list[str]") -> bool:
 
 def entry() -> None:
     """Console and archive entry point: run, then exit with main's code (see
-    lichhook.coldstart.process for how a short-lived command ends)."""
+    lichhook.coldstart for how a short-lived command ends)."""
     started = time.monotonic()
-    from lichhook.coldstart import process, zipload
+    from lichhook import coldstart
+    from lichhook.coldstart import zipload
 
     zipload.install()
     fast = short_lived(sys.argv[1:])
-    process.begin(fast)
-    process.finish(main(started=started), fast)
+    coldstart.begin(fast)
+    coldstart.finish(main(started=started), fast)

@@ -1,5 +1,6 @@
-"""Pure checks for the ids the waits module turns into file names, on every OS:
-``wait_session_id``, ``wait_who``, ``wait_node``. Nothing here touches the disk.
+"""Pure checks for the ids the waits module stores and turns into file names, on every
+OS: ``wait_session_id``, ``wait_who``, ``wait_node``, ``wait_id_problem``. Nothing here
+touches the disk.
 
 (The harness session ids lichhook sends lich are checked by the contracts:
 ``lichhook.contracts.provider_session_id_problem``.)
@@ -52,15 +53,24 @@ def _file_safe_problem(value: object, what: str, max_len: int) -> "str | None":
 
 
 def wait_session_id(value: object) -> str:
-    """Return ``value`` if it is a session id safe to use as a file name on every OS.
+    """The session id ``value`` stands for, in lower case, if it is safe to use as a file
+    name on every OS.
 
     1-128 ASCII letters, digits, ``_``, ``-`` and ``.``; not starting with ``.``; no
     ``..``; not a Windows device name such as ``CON`` or ``nul.json``. Raises BadId.
+
+    Case is folded, not kept: Windows (NTFS) and macOS (APFS) by default see
+    ``sessions/ABC.json`` and ``sessions/abc.json`` as one file, so two ids differing only
+    in case cannot be kept apart there, and the store must behave the same on every OS.
+    Folding, rather than refusing capitals, fits the ids that arrive: harnesses use UUIDs,
+    which are case-insensitive by their standard (RFC 9562), so ``ABC...`` and ``abc...``
+    are one session however a tool spelled it.
     """
     problem = _file_safe_problem(value, "session id", 128)
     if problem:
         raise BadId(problem + "; pass the session id your SessionStart hook gave you")
-    return value  # type: ignore[return-value]
+    assert isinstance(value, str)  # _file_safe_problem refuses anything else
+    return value.lower()
 
 
 def wait_who(value: object) -> str:
@@ -86,3 +96,13 @@ def wait_node(value: object) -> str:
     if node.split(".", 1)[0].upper() in WINDOWS_DEVICE_NAMES:
         raise BadId(f"node {value!r} is a Windows device name")
     return node
+
+
+def wait_id_problem(value: object) -> "str | None":
+    """Why ``value`` is not a wait id (``w`` and a number from 1, such as ``w3``), or None."""
+    if not isinstance(value, str):
+        return f"id of type {type(value).__name__} is not a wait id"
+    if (len(value) < 2 or len(value) > 20 or value[0] != "w" or value[1] == "0"
+            or any(c not in _DIGITS for c in value[1:])):
+        return f"id {value[:40]!r} is not a wait id"
+    return None

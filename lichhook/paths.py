@@ -1,6 +1,6 @@
 """Where lichhook keeps things, as platformdirs names them on each OS.
 
-The config and state folders come from ``lichhook.coldstart.dirs``, which answers as
+The config and state folders come from ``lichhook.coldstart``, which answers as
 platformdirs does without importing it on Linux and macOS.
 """
 
@@ -8,7 +8,7 @@ platformdirs does without importing it on Linux and macOS.
 
 import os
 
-from lichhook.coldstart.dirs import APP, user_config_dir, user_state_dir
+from lichhook.coldstart import APP, user_config_dir, user_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -44,7 +44,10 @@ def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: 
     if sys.platform == "win32":
         chunks = _read_in_thread(fd, limit, deadline, found)
     else:
-        chunks = _read_with_select(fd, limit, deadline, found)
+        from lichhook.coldstart import read_until  # the select loop below, without importing select
+
+        read = read_until(fd, limit, deadline, lambda chunks: _whole_object(chunks, found))
+        chunks = read if read is not None else _read_with_select(fd, limit, deadline, found)
     data = b"".join(chunks)
     if len(data) > limit:
         raise PayloadError(f"stdin is larger than {limit} bytes")

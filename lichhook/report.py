@@ -15,8 +15,7 @@ and every tool call.
 import os
 import time
 
-from lichhook.coldstart.process import write_stdout
-from lichhook.coldstart.resolve import builtin_adapter, builtin_module, builtin_verdict
+from lichhook.coldstart import builtin_adapter, builtin_module, builtin_verdict, write_stdout
 from lichhook.debug import Debug
 
 TYPE_CHECKING = False
@@ -37,7 +36,7 @@ def resolve_adapter(provider: str, environ: "Mapping[str, str]", debug: Debug) -
     """The adapter for ``provider``, or None.
 
     A built-in provider with no plugin files in the plugin folder is served straight
-    from its module (lichhook.coldstart.resolve); anything else goes through the host.
+    from its module (lichhook.coldstart); anything else goes through the host.
     """
     module = builtin_module(provider, environ)
     return builtin_adapter(module) if module else _hosted(provider, environ, debug)

@@ -14,7 +14,7 @@ private (0700) and used only when it is a real folder of this user. Files untouc
 
 import os
 
-from lichhook.coldstart.dirs import user_state_dir
+from lichhook.coldstart import user_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

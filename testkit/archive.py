@@ -10,6 +10,24 @@ from typing import Mapping, Optional, Union
 from testkit.constants import ROOT
 
 
+def installed_copy(home: Path, python: str = sys.executable) -> Path:
+    """Where ``install`` run by ``python`` puts its copy of the complete archive (what the
+    MCP server runs), in ``home``'s data folder on Linux: ``.local/share/lichhook/py3.X/lichhook.pyz``."""
+    from lichhook.archive import interpreter_magic
+    from lichhook.install.stable import ARCHIVE_NAME, version_folder
+
+    magic = interpreter_magic(python)
+    assert magic is not None, f"{python} cannot be run"
+    return home / ".local" / "share" / "lichhook" / version_folder(magic) / ARCHIVE_NAME
+
+
+def installed_hooks(home: Path, python: str = sys.executable) -> Path:
+    """The hooks archive beside ``installed_copy``: what the registered hooks run."""
+    from lichhook.install.stable import HOOKS_NAME
+
+    return installed_copy(home, python).with_name(HOOKS_NAME)
+
+
 def build(out: Path) -> Path:
     """``lichhook.pyz`` built from this checkout by ``build_zipapp.py`` at ``out``."""
     subprocess.run([sys.executable, str(ROOT / "build_zipapp.py"), "--out", str(out)],

@@ -43,3 +43,26 @@ def lich_env(server, session_id: str = LICH_SESSION, token: Optional[str] = None
 def outside_lich(env: Mapping[str, str]) -> Dict[str, str]:
     """``env`` without any ``LICH_*`` variable: a harness started outside lich."""
     return {k: v for k, v in env.items() if not k.startswith("LICH_")}
+
+
+# A project module named like a standard-library one a hook imports: it leaves a marker
+# named after itself when imported, and fails.
+_SHADOW = """
+import os
+with open(os.path.join({markers!r}, {name!r}), "w") as f:
+    f.write("ran")
+raise ImportError("the project's {name} ran inside lichhook")
+"""
+SHADOWED = ("select", "json", "_json", "_socket", "fcntl")
+
+
+def shadowing_project(folder: Path) -> "tuple[Path, Path]":
+    """(project, markers): ``folder/project`` holds modules named like the standard
+    library's that hooks import (SHADOWED), each leaving a file in ``folder/markers`` when
+    a Python started with that project on ``PYTHONPATH`` (or in it) imports it."""
+    project, markers = folder / "project", folder / "markers"
+    project.mkdir(exist_ok=True)
+    markers.mkdir()
+    for name in SHADOWED:
+        (project / f"{name}.py").write_text(_SHADOW.format(markers=str(markers), name=name), encoding="utf-8")
+    return project, markers

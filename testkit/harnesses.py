@@ -19,10 +19,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence
 
 from testkit.constants import E2E, LICH_SESSION, ROOT
 from testkit.environment import clean_env, lich_env, outside_lich
+
+if TYPE_CHECKING:
+    from testkit.terminal import Terminal
 
 # Each folder holds a package.json and its package-lock.json; `npm ci` installs each into
 # the cache folder of the same name: the harness CLIs, and the package opencode installs
@@ -281,6 +284,51 @@ class Codex(Harness):
     def session_files(self, sandbox: "Sandbox", session_id: str) -> List[Path]:
         return sorted((sandbox.home / ".codex" / "sessions").rglob(f"rollout-*-{session_id}.jsonl"))
 
+    def trust_in_tui(self, sandbox: "Sandbox", timeout: float = 60) -> Dict[str, str]:
+        """Trust every new or changed hook as a user does: start the TUI and choose "Trust all
+        and continue" when it asks. Returns the trust records Codex wrote."""
+        before = self.hook_trust(sandbox)
+        # --no-daemon: otherwise the TUI starts a shared app server that outlives it.
+        with sandbox.tui(["codex", "--no-daemon"], lich=False) as tui:
+            tui.wait_for(r"Hooks need review", timeout)
+            tui.send("2")  # "2. Trust all and continue"
+            time.sleep(0.5)
+            tui.send("\r")
+            deadline = time.monotonic() + timeout
+            while self.hook_trust(sandbox) == before:
+                assert time.monotonic() < deadline, f"Codex wrote no trust record; the screen reads:\n{tui.text()}"
+                time.sleep(0.2)
+        return self.hook_trust(sandbox)
+
+    def hooks_list(self, sandbox: "Sandbox") -> List[dict]:
+        """Codex's own view of its hooks (key, command, currentHash, trustStatus, ...), as its
+        app server answers ``hooks/list`` for the project folder."""
+        proc = subprocess.Popen(["codex", "app-server"], env=sandbox.environ(lich=False), cwd=sandbox.project,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert proc.stdin is not None and proc.stdout is not None
+        import threading
+
+        timer = threading.Timer(60, proc.kill)  # a server that never answers ends the wait
+        timer.start()
+        try:
+            for message in ({"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "lichhook-e2e", "version": "0"}}},
+                            {"method": "initialized"},
+                            {"id": 2, "method": "hooks/list", "params": {"cwds": [str(sandbox.project)]}}):
+                proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+            for line in proc.stdout:
+                answer = json.loads(line)
+                if answer.get("id") == 2:
+                    assert "result" in answer, answer
+                    (entry,) = answer["result"]["data"]
+                    assert not entry["errors"], entry
+                    return list(entry["hooks"])
+            raise AssertionError("codex app-server ended without answering hooks/list")
+        finally:
+            timer.cancel()
+            proc.kill()
+            proc.wait()
+
     def hook_trust(self, sandbox: "Sandbox") -> Dict[str, str]:
         """Codex's own trust records, ``[hooks.state."<key>"] trusted_hash``, by key."""
         try:
@@ -491,6 +539,13 @@ class Sandbox:
         return subprocess.Popen(list(argv), env=self.environ(lich, **extra), cwd=self.project,
                                 stdin=subprocess.PIPE if talk else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def tui(self, argv: Sequence[str], lich: bool = True, **extra: str) -> "Terminal":
+        """The harness's interactive TUI in a pseudo-terminal (``testkit.terminal``); close it
+        (or use it with ``with``) when done."""
+        from testkit.terminal import Terminal
+
+        return Terminal(list(argv), self.environ(lich, **extra), self.project)
 
     def finish(self, proc: subprocess.Popen, timeout: float = 180) -> subprocess.CompletedProcess:
         try:

@@ -108,6 +108,15 @@ class Request:
                 names.append(name)
         return names
 
+    def namespace_of(self, tool: str) -> Optional[str]:
+        """The namespace that offers ``tool`` in a Responses request (Codex groups each MCP
+        server's tools under one, ``mcp__<server>``), or None when the tool stands alone."""
+        for entry in self.body.get("tools") or []:
+            if isinstance(entry, dict) and entry.get("type") == "namespace" and any(
+                    isinstance(t, dict) and t.get("name") == tool for t in entry.get("tools") or []):
+                return entry.get("name") if isinstance(entry.get("name"), str) else None
+        return None
+
     def text(self) -> str:
         """The body as text, for looking for what reached the model."""
         return self.raw.decode("utf-8", "replace")
@@ -258,7 +267,7 @@ class FakeModel:
                     else:
                         self._json(200, anthropic_message(reply, n))
                 elif api == "responses":
-                    self._sse(responses_events(reply, n))
+                    self._sse(responses_events(reply, n, request.namespace_of(reply.tool or "")))
                 else:
                     if stream:
                         self._sse([(None, data) for data in chat_chunks(reply, n)] + [(None, "[DONE]")])
@@ -342,7 +351,7 @@ def anthropic_events(reply: Reply, n: int) -> list:
 # --- OpenAI Responses -----------------------------------------------------------------
 
 
-def responses_events(reply: Reply, n: int) -> list:
+def responses_events(reply: Reply, n: int, namespace: Optional[str] = None) -> list:
     rid = f"resp_{n:04d}"
     if reply.tool is None:
         item = {"type": "message", "id": f"msg_{n:04d}", "status": "completed", "role": "assistant",
@@ -350,6 +359,8 @@ def responses_events(reply: Reply, n: int) -> list:
     else:
         item = {"type": "function_call", "id": f"fc_{n:04d}", "call_id": f"call_{n:04d}", "name": reply.tool,
                 "arguments": json.dumps(reply.arguments), "status": "completed"}
+        if namespace:
+            item["namespace"] = namespace
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
     base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": MODEL}

@@ -27,66 +27,92 @@ def load_bench():
 def bench_run(pyz, tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "results.json"
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--pyz", str(pyz), "--runs", "2", "--warmup", "1",
+        [sys.executable, str(BENCH), "--pyz", str(pyz), "--python", sys.executable, "--runs", "2", "--warmup", "1",
          "--names", "2", "--waits", "4", "--hook-waits", "2", "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300,
     )
     return done, json.loads(out.read_text(encoding="utf-8")), pyz
 
 
-def test_benchmark_exits_0_and_prints_a_table(bench_run):
+def labels(results: dict) -> list:
+    return [i["label"] for i in results["interpreters"]]
+
+
+def test_benchmark_exits_0_and_prints_its_tables(bench_run):
     done, results, _ = bench_run
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
     text = done.stdout.decode()
-    assert "| case | median ms | p10-p90 ms |" in text
+    assert "| interpreter | empty zipapp ms (cpu) |" in text and "| case | median ms | p10-p90 ms | cpu ms |" in text
     for row in results["results"]:
         assert f"| {row['case']} |" in text
-    # The bench ran every case with this interpreter (its default --python).
-    assert results["interpreter"]["version"].startswith(f"{platform.python_implementation()} {platform.python_version()} | ")
+    # This interpreter, named with --python, then the virtual environment whose site is slow.
+    mine, slow = results["interpreters"]
+    assert mine["version"].startswith(f"{platform.python_implementation()} {platform.python_version()} | ")
+    assert "slow .pth" in slow["label"] and "slowstart" in slow["startup_imports"]
     assert results["machine"]["cores"] >= 1 and results["machine"]["cpu"]
 
 
-def test_every_case_ran_its_rounds_and_did_its_job(bench_run):
+EVENTS = [f"event: {provider} {event}" for provider, event, _, _ in load_bench().EVENT_CASES]
+REQUIRED = (["python -c pass", "empty zipapp", "no-op: claude, no LICH_*"] + [f"report: {p}" for p in BUILTINS]
+            + EVENTS + ["claude-code session-start", "claude-code stop", "wait list", "wait add"])
+
+
+def test_every_harness_has_its_events_timed():
+    assert {e.split()[1] for e in EVENTS} == set(BUILTINS)
+
+
+def test_every_case_ran_its_rounds_and_did_its_job_with_every_python(bench_run):
     _, results, _ = bench_run
-    rows = {r["case"]: r for r in results["results"]}
-    events = [f"event: {provider} {event}" for provider, event, _, _ in load_bench().EVENT_CASES]
-    required = (["python -c pass", "empty zipapp", "no-op: claude, no LICH_*"] + [f"report: {p}" for p in BUILTINS]
-                + events + ["claude-code session-start", "claude-code stop", "wait list", "wait add"])
-    assert {e.split()[1] for e in events} == set(BUILTINS)  # every harness has its events timed
-    for name in required:
-        row = rows[name]
-        assert not row["skipped"], name
-        assert row["runs"] == 2 and len(row["times_ms"]) == 2, name
-        assert row["failures"] == 0, (name, row["first_failure"])
-        assert 0 < row["p10_ms"] <= row["median_ms"] <= row["p90_ms"], name
-        assert row["ratios"]["python -c pass"] > 0 and row["ratios"]["empty zipapp"] > 0
+    for label in labels(results):
+        rows = {r["case"]: r for r in results["results"] if r["interpreter"] == label}
+        for name in REQUIRED:
+            row = rows[name]
+            assert not row["skipped"], (label, name)
+            assert row["runs"] == 2 and len(row["times_ms"]) == 2, (label, name)
+            assert row["failures"] == 0, (label, name, row["first_failure"])
+            assert 0 < row["p10_ms"] <= row["median_ms"] <= row["p90_ms"], (label, name)
+            assert row["ratios"]["empty zipapp"] > 0 and row["cpu_median_ms"] > 0
     for row in results["results"]:
         assert not row["skipped"] and row["failures"] == 0, (row["case"], row["skipped"], row["first_failure"])
 
 
-def test_each_budget_gets_a_verdict(bench_run):
+def test_every_case_runs_what_install_registers(bench_run):
+    _, results, _ = bench_run
+    for interp in results["interpreters"]:
+        rows = {r["case"]: r for r in results["results"] if r["interpreter"] == interp["label"]}
+        for name in REQUIRED[2:]:
+            argv = rows[name]["argv"]
+            assert argv[:3] == [interp["python"], "-I", "-S"], (name, argv)
+            assert argv[3].endswith("/hooks.pyz") and argv[3].split("/")[-2].startswith("py3."), argv
+        # the baselines start the same way
+        assert rows["empty zipapp"]["argv"][:3] == [interp["python"], "-I", "-S"]
+
+
+def test_each_budget_gets_a_verdict_in_wall_and_cpu_time(bench_run):
     _, results, _ = bench_run
     groups = {r["group"] for r in results["results"]}
     assert {"baseline", "no-op", "report", "event", "hook", "wait"} <= groups
     for row in results["results"]:
         if row["group"] == "baseline":
             continue
-        assert row["budget"]["verdict"] in {"PASS", "OVER", "n/a"}, row
+        against = {b["against"] for b in row["budgets"]}
+        assert "empty zipapp" in against, row
+        for budget in row["budgets"]:
+            assert budget["verdict"] in {"PASS", "OVER", "n/a"} and budget["cpu_verdict"] in {"PASS", "OVER", "n/a"}
 
 
 def test_shell_reference_runs_where_sh_and_curl_exist(bench_run):
     import shutil
 
     _, results, _ = bench_run
-    labels = [r["case"] for r in results["results"] if r["group"] == "baseline"]
+    shell = [r for r in results["results"] if r["case"].startswith("sh+curl")]
     if shutil.which("sh") and shutil.which("curl"):
-        assert any(label.startswith("sh+curl") for label in labels)
-        (row,) = [r for r in results["results"] if r["case"].startswith("sh+curl")]
+        (row,) = shell
         assert row["failures"] == 0, row["first_failure"]  # its report was accepted too
         report = [r for r in results["results"] if r["case"] == "report: claude"][0]
-        assert report["budget"]["verdict"] in ("PASS", "OVER")
+        assert [b["against"] for b in report["budgets"]] == ["empty zipapp", row["case"]]
     else:
-        assert not any(label.startswith("sh+curl") for label in labels)
+        assert not shell
 
 
 def test_a_report_the_server_never_got_fails_the_case():

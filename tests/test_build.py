@@ -194,3 +194,26 @@ def test_recompiled_for_another_python_its_modules_load_from_bytecode(pyz, tmp_p
         assert a.namelist() == b.namelist()
         assert all(a.read(n) == b.read(n) for n in a.namelist() if not n.endswith(".pyc"))
     assert out.read_bytes().startswith(b"#!/usr/bin/env python3\n")
+
+
+def test_recompiling_keeps_the_archives_own_member_times(pyz, tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    out = archive.recompile(pyz, tmp_path / "again.pyz")
+    with zipfile.ZipFile(pyz) as a, zipfile.ZipFile(out) as b:
+        assert {i.date_time for i in b.infolist()} == {i.date_time for i in a.infolist()} == {archive.FIXED_TIME}
+
+
+def test_a_copy_serves_a_python_when_it_holds_the_same_program_compiled_for_it(pyz, tmp_path):
+    import importlib.util
+
+    magic = importlib.util.MAGIC_NUMBER
+    shebang, files = archive.read_archive(pyz)
+    assert archive.bytecode_of(files) == magic
+    assert archive.serves(pyz, pyz, magic)
+    assert not archive.serves(pyz, pyz, (3413).to_bytes(2, "little") + b"\r\n")  # another Python's
+    changed = tmp_path / "changed.pyz"
+    archive.write_archive(dict(files, **{"lichhook/NEWS.txt": b"news"}), changed, shebang)
+    assert not archive.serves(changed, pyz, magic) and not archive.serves(pyz, changed, magic)
+    without = {n: d for n, d in files.items() if n != "lichhook/cli.pyc"}
+    assert archive.bytecode_of(without) is None  # a module without bytecode: not compiled for anyone
+    assert not archive.serves(tmp_path / "absent.pyz", pyz, magic)

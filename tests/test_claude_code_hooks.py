@@ -51,17 +51,25 @@ def a_wait(wid: str, what: str, family: str | None = None, watched: bool = False
             "watched": mark if watched else None, "said": mark if said else None}
 
 
+def make_folder(folder: Path) -> Path:
+    """A waits folder as lichhook creates it: private, with its marker (docs/waits.md)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    marker = folder / "lichhook-waits.json"
+    if not marker.exists():
+        marker.write_text('{"lichhook": "waits", "format": 1}\n', encoding="utf-8")
+    return folder
+
+
 def write_session(folder: Path, session: str, name: str | None, waits: list) -> Path:
-    path = folder / "sessions" / f"{session}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = make_folder(folder) / "sessions" / f"{session}.json"
+    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps({"session": session, "name": name, "waits": waits,
                                 "updated": "2026-11-30T04:10:00Z"}), encoding="utf-8")
     return path
 
 
 def write_index(folder: Path, names: list, node: str = "box") -> Path:
-    path = folder / "index.json"
-    folder.mkdir(parents=True, exist_ok=True)
+    path = make_folder(folder) / "index.json"
     path.write_text(json.dumps({"node": node, "updated": "2026-11-30T04:10:00Z",
                                 "names": [{"name": n, "session": s, "open": c} for n, s, c in names]}),
                     encoding="utf-8")
@@ -207,7 +215,7 @@ def test_index_entries_that_could_inject_shell_text_are_left_out(session_start, 
 
 
 def test_session_start_context_stays_under_claude_code_cap(session_start, waits):
-    write_session(waits, "s-1", "me@box", [a_wait(f"w{i}", "x" * 500, "f" * 200) for i in range(300)])
+    write_session(waits, "s-1", "me@box", [a_wait(f"w{i}", "x" * 500, "f" * 200) for i in range(1, 301)])
     write_index(waits, [(f"name{i:03d}@box", f"t-{i}", 9) for i in range(300)])
     text = session_start("s-1").context
     assert len(text) < 10_000
@@ -390,8 +398,8 @@ def test_stop_with_a_corrupt_mirror_lets_through(stop, waits, content):
 
 @pytest.mark.parametrize("kind", ["folder", "fifo"])
 def test_stop_with_a_mirror_that_is_no_file_lets_through(stop, waits, kind):
-    path = waits / "sessions" / "s-1.json"
-    path.parent.mkdir(parents=True)
+    path = make_folder(waits) / "sessions" / "s-1.json"
+    path.parent.mkdir()
     if kind == "folder":
         path.mkdir()
     elif hasattr(os, "mkfifo"):
@@ -518,9 +526,12 @@ def test_hot_path_imports_stay_lean(pyz, base_env, waits, which):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines()
                 if line.startswith("import time:")}
     assert f"lichhook.claude_code.{which.replace('-', '_')}" in imported
+    # The folder is read through the one module that owns it, and nothing else of the ops.
+    assert "lichhook.waits.folder" in imported
     # json and re too: lichhook.coldstart.fastjson drives json's C parser without importing either.
     for heavy in ("json", "re", "typing", "argparse", "subprocess", "sqlite3", "platformdirs", "pluggy",
-                  "logging", "datetime", "lichhook.waits", "http.client", "urllib.request"):
+                  "logging", "datetime", "lichhook.waits.rules", "lichhook.waits.api", "lichhook.waits.lock",
+                  "threading", "ctypes", "http.client", "urllib.request"):
         assert heavy not in imported, heavy
 
 

@@ -20,9 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lichhook.adapter import SUBCOMMANDS, provider_id_ok
-from lichhook.adapters import BUILTIN, VERDICTS
-from lichhook.coldstart import dirs, fastjson, resolve
+from lichhook.adapter import SUBCOMMANDS, provider_id_ok, verdict_of
+from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
+from lichhook import coldstart
+from lichhook.coldstart import fastjson
 from lichhook.jsonint import json_int
 
 QUICK = settings(max_examples=200, deadline=None)
@@ -34,9 +35,12 @@ POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="Windows asks pl
 @pytest.mark.parametrize("provider", sorted(BUILTIN))
 def test_verdicts_table_matches_each_adapter(provider):
     adapter = import_module(f"lichhook.adapters.{BUILTIN[provider]}").ADAPTER
-    assert resolve.builtin_verdict(provider) == VERDICTS.get(provider, "") == (adapter.verdict or "")
+    assert coldstart.builtin_verdict(provider) == VERDICTS.get(provider, "") == (adapter.verdict or "")
     # The report path skips the provider-id check for built-ins: they must pass it.
     assert provider_id_ok(provider) and provider not in SUBCOMMANDS
+    # Each event's verdict, from the descriptor without the adapter's module, is the adapter's.
+    for event in list(BY_PROVIDER[provider].verdicts()) + ["permission.asked", "NoSuchEvent"]:
+        assert coldstart.builtin_verdict(provider, event) == verdict_of(adapter, event), (provider, event)
 
 
 def test_verdicts_table_names_only_builtins():
@@ -50,9 +54,9 @@ def test_fast_resolver_gives_the_hosts_adapter(provider, tmp_path):
     from lichhook.report import resolve_adapter
 
     environ = {"LICHHOOK_PLUGIN_DIR": str(tmp_path)}
-    module = resolve.builtin_module(provider, environ)
+    module = coldstart.builtin_module(provider, environ)
     assert module == BUILTIN[provider]
-    fast = resolve.builtin_adapter(module)
+    fast = coldstart.builtin_adapter(module)
     hosted = find_adapter(provider, environ, Debug({}))
     assert fast is hosted is resolve_adapter(provider, environ, Debug({}))
     assert fast.session_id(fast.sample, {}) == hosted.session_id(hosted.sample, {})
@@ -60,9 +64,9 @@ def test_fast_resolver_gives_the_hosts_adapter(provider, tmp_path):
 
 def test_the_host_decides_when_a_plugin_could_replace_a_built_in(tmp_path):
     (tmp_path / "anything.py").write_text("")
-    assert resolve.builtin_module("claude", {"LICHHOOK_PLUGIN_DIR": str(tmp_path)}) == resolve.HOST
-    assert resolve.builtin_module("claude", {"LICHHOOK_PLUGIN_DIR": "relative"}) == resolve.HOST
-    assert resolve.builtin_module("kiro", {"LICHHOOK_PLUGIN_DIR": str(tmp_path / "none")}) == resolve.HOST
+    assert coldstart.builtin_module("claude", {"LICHHOOK_PLUGIN_DIR": str(tmp_path)}) == coldstart.HOST
+    assert coldstart.builtin_module("claude", {"LICHHOOK_PLUGIN_DIR": "relative"}) == coldstart.HOST
+    assert coldstart.builtin_module("kiro", {"LICHHOOK_PLUGIN_DIR": str(tmp_path / "none")}) == coldstart.HOST
 
 
 def test_fast_resolver_skips_pluggy(pyz, base_env, tmp_path):
@@ -78,7 +82,7 @@ def test_fast_resolver_skips_pluggy(pyz, base_env, tmp_path):
     assert done.stdout.decode().split() == ["claude", "False", "False"]
 
 
-# --- dirs: platformdirs without platformdirs -----------------------------------------------
+# --- folders: platformdirs without platformdirs -----------------------------------------------
 
 @pytest.mark.parametrize("xdg", [None, "", "   ", "/custom/xdg"])
 def test_config_and_state_dirs_match_platformdirs(monkeypatch, tmp_path, xdg):
@@ -88,8 +92,80 @@ def test_config_and_state_dirs_match_platformdirs(monkeypatch, tmp_path, xdg):
             monkeypatch.delenv(var, raising=False)
         else:
             monkeypatch.setenv(var, xdg)
-    assert dirs.user_config_dir(os.environ) == platformdirs.user_config_dir("lichhook", appauthor=False)
-    assert dirs.user_state_dir(os.environ) == platformdirs.user_state_dir("lichhook", appauthor=False)
+    assert coldstart.user_config_dir(os.environ) == platformdirs.user_config_dir("lichhook", appauthor=False)
+    assert coldstart.user_state_dir(os.environ) == platformdirs.user_state_dir("lichhook", appauthor=False)
+
+
+# --- stdin: reading until a deadline without select -----------------------------------------
+
+READER = textwrap.dedent("""
+    import sys, threading, time
+    sys.path.insert(0, sys.argv[1])
+    import _signal
+    from lichhook import coldstart, payload
+    way, seconds, limit = sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+    mine = lambda signum, frame: None
+    _signal.signal(_signal.SIGALRM, mine)
+    deadline = time.monotonic() + seconds
+    found = []
+    whole = lambda chunks: payload._whole_object(chunks, found)
+    if way == "alarm":
+        chunks = coldstart.read_until(0, limit, deadline, whole)
+    else:
+        chunks = payload._read_with_select(0, limit, deadline, found)
+    sys.stdout.buffer.write(b"".join(chunks))
+    assert _signal.getsignal(_signal.SIGALRM) is mine  # the handler in place before is back
+    other = []
+    threading.Thread(target=lambda: other.append(coldstart.read_until(0, limit, deadline + 5, whole))).start()
+    time.sleep(seconds)  # no alarm left behind to go off now
+    sys.stderr.write(f"thread {other}")
+""")
+
+# name -> (pieces written, seconds between them, whether stdin stays open until the reader ends)
+WRITERS = {
+    "written and closed": ([b'{"session_id": "abc"}'], 0, False),
+    "in pieces, then closed": ([b'{"session_', b'id": "ab', b'c"}  '], 0.05, False),
+    "a whole object, left open": ([b'{"session_id": "abc"}'], 0, True),
+    "a whole object, then more": ([b'{"session_id": "abc"}', b' {"x": 1}'], 0.1, True),
+    "half an object, left open": ([b'{"session_id": "ab'], 0, True),
+    "nothing, left open": ([], 0, True),
+    "more than the limit": ([b"x" * 100], 0, False),
+    "a closing brace that is not the end": ([b'{"a": "}', b'"}'], 0.05, False),
+}
+
+
+def read_stdin_as(way: str, writer: str, seconds: float = 0.4, limit: int = 64) -> tuple:
+    import threading
+    import time
+
+    from testkit.constants import ROOT
+
+    pieces, pause, keep_open = WRITERS[writer]
+    proc = subprocess.Popen([sys.executable, "-c", READER, str(ROOT), way, str(seconds), str(limit)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    watchdog = threading.Timer(30, proc.kill)  # a reader that misses its deadline fails, not hangs
+    watchdog.start()
+    for piece in pieces:
+        proc.stdin.write(piece)
+        proc.stdin.flush()
+        time.sleep(pause)
+    if not keep_open:
+        proc.stdin.close()
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.wait(timeout=30)
+    watchdog.cancel()
+    if keep_open:
+        proc.stdin.close()
+    return proc.returncode, out, err
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_reading_stdin_until_the_deadline_gives_what_the_select_loop_gives(writer):
+    alarm, plain = read_stdin_as("alarm", writer), read_stdin_as("select", writer)
+    assert alarm[0] == plain[0] == 0, (alarm[2], plain[2])
+    assert alarm[1] == plain[1]
+    assert alarm[2] == b"thread [None]"  # only the main thread can set an alarm: elsewhere the caller selects
 
 
 # --- fastjson against json ---------------------------------------------------------------
@@ -240,10 +316,9 @@ def test_zipload_changes_nothing_outside_an_archive():
 
 # The modules the hot paths import: they skip ``from __future__ import annotations``.
 NO_FUTURE = ["lichhook.cli", "lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.paths",
-             "lichhook.coldstart.dirs", "lichhook.coldstart.fastjson", "lichhook.coldstart.process",
-             "lichhook.coldstart.resolve", "lichhook.coldstart.zipload", "lichhook.adapter", "lichhook.client",
-             "lichhook.payload", "lichhook.titles", "lichhook.transcripts", "lichhook.contracts",
-             "lichhook.contracts.session_start", "lichhook.contracts.session_state",
+             "lichhook.coldstart", "lichhook.coldstart.fastjson", "lichhook.coldstart.zipload", "lichhook.adapter",
+             "lichhook.client", "lichhook.payload", "lichhook.ids", "lichhook.titles", "lichhook.transcripts",
+             "lichhook.contracts", "lichhook.contracts.session_start", "lichhook.contracts.session_state",
              "lichhook.contracts.session_title", "lichhook.contracts.session_touched", "lichhook.adapters._fields"]
 NO_FUTURE += [f"lichhook.adapters.{module}" for module in BUILTIN.values()]
 
@@ -415,19 +490,22 @@ PROBE = textwrap.dedent("""
 """)
 
 
-def modules_loaded(pyz, env, *args, stdin=b""):
-    done = subprocess.run([sys.executable, "-c", PROBE, str(pyz), *args], input=stdin, env=env,
+def modules_loaded(pyz, env, *args, stdin=b"", files=False):
+    """The modules a run loaded, or with ``files`` the files they were loaded from."""
+    probe = PROBE.replace("sorted(set(sys.modules) - before)",
+                          'sorted(str(getattr(sys.modules[m], "__file__", "")) for m in set(sys.modules) - before)') \
+        if files else PROBE
+    done = subprocess.run([sys.executable, "-c", probe, str(pyz), *args], input=stdin, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
     assert done.returncode == 0, done.stderr.decode()
     (line,) = [l for l in done.stderr.decode().splitlines() if l.startswith("MODULES ")]
     return set(line.split()[1:])
 
 
-CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.coldstart.process",
-        "lichhook.coldstart.zipload", "lichhook.coldstart.dirs", "lichhook.paths"}
-NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters", "lichhook.coldstart.resolve"}
+CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.coldstart.zipload", "lichhook.paths"}
+NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters"}
 # What every report shares: reading stdin, an adapter, the transport.
-SENDING = NO_OP | {"_json", "_socket", "select", "lichhook.client", "lichhook.coldstart.fastjson", "lichhook.payload",
+SENDING = NO_OP | {"_json", "_socket", "lichhook.client", "lichhook.coldstart.fastjson", "lichhook.payload",
                    "lichhook.adapters._fields", "lichhook.adapter", "lichhook.contracts"}
 REPORT = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_start"}
 STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state"}
@@ -435,12 +513,12 @@ STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state
 # write, atomic, the first time only: that is where diskio and its __future__ come in).
 AFTER_TOOL = STATE | {"lichhook.contracts.session_touched", "lichhook.contracts.session_title", "lichhook.titles",
                       "lichhook.transcripts", "lichhook.diskio", "__future__"}
-CLAUDE_CODE = CORE | {"__future__", "_json", "select", "lichhook.claude_code", "lichhook.claude_code.commands",
-                      "lichhook.claude_code.mirror", "lichhook.coldstart.fastjson", "lichhook.diskio",
+CLAUDE_CODE = CORE | {"__future__", "_json", "lichhook.claude_code", "lichhook.claude_code.commands",
+                      "lichhook.waits", "lichhook.waits.folder", "lichhook.coldstart.fastjson", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
 WAIT = CORE | {"__future__", "_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.diskio", "lichhook.ids",
                "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.fields",
-               "lichhook.waits.mirror", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.store"}
+               "lichhook.waits.folder", "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules"}
 ALLOWED = {
     "no-op": NO_OP,
     "no-op: event": NO_OP,
@@ -457,7 +535,7 @@ ALLOWED = {
 # Never on a hot path, whatever the allow-lists say.
 HEAVY = {"json", "re", "typing", "enum", "pluggy", "platformdirs", "importlib.metadata", "http.client",
          "socket", "email", "logging", "subprocess", "argparse", "encodings.utf_8_sig", "lichhook.host",
-         "decimal", "site", "threading"}
+         "decimal", "site", "threading", "signal", "select"}
 
 
 def test_allow_lists_hold_nothing_heavy():
@@ -465,19 +543,26 @@ def test_allow_lists_hold_nothing_heavy():
         assert not allowed & HEAVY
 
 
-@POSIX_ONLY
-@pytest.mark.parametrize("command", sorted(ALLOWED))
-def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, fault_server, command):
+def ready(archive, base_env, tmp_path, fault_server, command: str) -> tuple:
+    """(env, args, stdin, server) to run the hot ``command`` from ``archive``: the waits
+    folder holds a wait where the command reads one, and a report gets a loopback server."""
     env = dict(base_env, LICHHOOK_NODE="node")
-    waits = tmp_path / "waits"
-    commands = hot_commands(waits)
+    commands = hot_commands(tmp_path / "waits")
     if command in ("wait list", "stop", "session-start"):
-        subprocess.run([sys.executable, str(pyz)] + commands["wait add"][0], env=env, check=True, capture_output=True)
+        subprocess.run([sys.executable, str(archive)] + commands["wait add"][0], env=env, check=True,
+                       capture_output=True)
     server = None
     if command == "report" or command.startswith("event"):
         server = fault_server()
         env.update(lich_env_for(server))
     args, stdin = commands[command]
+    return env, args, stdin, server
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("command", sorted(ALLOWED))
+def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, fault_server, command):
+    env, args, stdin, server = ready(pyz, base_env, tmp_path, fault_server, command)
     loaded = modules_loaded(pyz, env, *args, stdin=stdin)
     assert loaded - ALLOWED[command] == set(), f"{command} imports more than its allow-list"
     if server is not None:
@@ -486,3 +571,81 @@ def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, f
         assert "lichhook.adapters.antigravity" not in loaded and "__future__" not in loaded
     if command in ("report", "event: busy", "event: tool", "event: opencode"):
         assert "__future__" not in loaded
+
+
+# --- the hooks archive: what hot commands import, the rest beside it ---------------------------
+
+
+def test_the_hooks_archive_holds_every_module_a_hot_command_imports():
+    from lichhook.coldstart import HOOK_MEMBERS
+
+    for command, allowed in ALLOWED.items():
+        for name in sorted(n for n in allowed if n.startswith("lichhook")):
+            member = name.replace(".", "/")
+            assert (member + ".pyc").startswith(HOOK_MEMBERS) or (member + "/__init__.pyc").startswith(HOOK_MEMBERS), \
+                (command, name)
+
+
+@pytest.fixture
+def copy_folder(pyz, tmp_path):
+    """A folder as install makes it: the complete archive and its hooks archive."""
+    from pathlib import Path
+
+    from lichhook.archive import hooks_archive
+
+    folder = tmp_path / "data" / "py3.x"
+    folder.mkdir(parents=True)
+    (folder / "lichhook.pyz").write_bytes(Path(pyz).read_bytes())
+    (folder / "hooks.pyz").write_bytes(hooks_archive(Path(pyz).read_bytes()))
+    return folder
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("command", sorted(ALLOWED))
+def test_hot_commands_run_from_the_hooks_archive_alone(copy_folder, base_env, tmp_path, fault_server, command):
+    hooks = copy_folder / "hooks.pyz"
+    env, args, stdin, _ = ready(hooks, base_env, tmp_path, fault_server, command)
+    files = modules_loaded(hooks, env, *args, stdin=stdin, files=True)
+    files = [f for f in files if "lichhook" in f]
+    assert files and not [f for f in files if "lichhook.pyz" in f], files  # nothing from the complete archive
+
+
+@pytest.mark.parametrize("args,stdin,plugin", [
+    (["--version"], b"", False),
+    (["adapters"], b"", True),
+    (["kiro"], b'{"kiro_session": "k-1"}', True),
+    (["doctor"], b"", False),
+    (["mcp"], b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n', False),
+])
+def test_a_hooks_archive_runs_every_other_command_as_the_complete_archive_does(copy_folder, base_env, tmp_path,
+                                                                                fault_server, args, stdin, plugin):
+    env = dict(base_env, LICHHOOK_DEBUG="1")
+    if plugin:
+        folder = tmp_path / "plugins"
+        folder.mkdir()
+        (folder / "kiro.py").write_text(textwrap.dedent("""
+            from lichhook import hookimpl
+
+            class Kiro:
+                provider = "kiro"
+                verdict = ""
+                sample = {"kiro_session": "k-0"}
+
+                def session_id(self, payload, environ):
+                    return payload.get("kiro_session")
+
+            @hookimpl
+            def lichhook_adapters():
+                return [Kiro()]
+        """), encoding="utf-8")
+        env["LICHHOOK_PLUGIN_DIR"] = str(folder)
+    server = fault_server()
+    env.update(lich_env_for(server))
+    outcomes = []
+    for archive in ("hooks.pyz", "lichhook.pyz"):
+        done = subprocess.run([sys.executable, str(copy_folder / archive), *args], input=stdin, env=env,
+                              capture_output=True, timeout=60)
+        path = str(copy_folder / archive).encode()
+        outcomes.append((done.returncode, done.stdout.replace(path, b"ARCHIVE"), done.stderr.replace(path, b"ARCHIVE")))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] in (0, 1), outcomes[0]

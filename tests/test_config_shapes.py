@@ -59,7 +59,9 @@ def installed(run, home):
 
 
 def assert_absolute_line(line: str, word: str) -> None:
-    python, archive, *rest = shlex.split(line)
+    python, *flags, archive, word_ = shlex.split(line)
+    rest = [word_]
+    assert flags == ["-I", "-S"], line
     assert os.path.isabs(python) and os.path.isabs(archive), line  # crush-absolute
     assert rest == [word], line
 
@@ -75,7 +77,7 @@ def test_crush_json_has_the_shape_crush_reads(installed):
     assert_absolute_line(entry["command"], "crush")
     server = config["mcp"]["lichhook"]  # crush-mcp
     assert set(server) <= CRUSH_STDIO_KEYS and server["type"] == "stdio"
-    assert os.path.isabs(server["command"]) and server["args"][1:] == ["mcp"]
+    assert os.path.isabs(server["command"]) and server["args"][:2] == ["-I", "-S"] and server["args"][3:] == ["mcp"]
     assert all(isinstance(a, str) for a in server["args"])
 
 

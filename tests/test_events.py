@@ -124,6 +124,7 @@ EXPECTED = {
         "tool_call-write": ([busy("write", "g.txt")], ""),
         "tool_result-bash": ([TOUCHED], ""),
         "tool_result-task": ([], ""),
+        "tool_result-subagent": ([], ""),  # a task sub-agent's write belongs to the parent's card
         "session_stop": ([state("done"), title("Write hi into f.txt")], ""),
     },
 }

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from testkit.archive import installed_copy, installed_hooks
 from testkit.constants import ROOT
 from testkit.environment import lich_env
 
@@ -19,11 +20,11 @@ PY = os.path.abspath(sys.executable)
 
 
 def stable(home: Path) -> Path:
-    return home / ".local" / "share" / "lichhook" / "lichhook.pyz"
+    return installed_copy(home)
 
 
 def sh(home: Path, *args: str) -> str:
-    return " ".join([PY, str(stable(home)), *args])
+    return " ".join([PY, "-I", "-S", str(installed_hooks(home)), *args])
 
 
 def load(path: Path):
@@ -33,6 +34,10 @@ def load(path: Path):
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     assert result.returncode == 0, result.stderr.decode() + result.stdout.decode()
     return result
+
+
+def mcp_args(home: Path) -> list:
+    return ["-I", "-S", str(stable(home)), "mcp"]
 
 
 def snapshot(folder: Path) -> dict:
@@ -115,7 +120,7 @@ def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
     assert backup.read_text(encoding="utf-8") == USER_SETTINGS
 
     mcp = load(home / ".claude.json")
-    assert mcp == {"mcpServers": {"lichhook": {"type": "stdio", "command": PY, "args": [str(stable(home)), "mcp"]}}}
+    assert mcp == {"mcpServers": {"lichhook": {"type": "stdio", "command": PY, "args": mcp_args(home)}}}
     assert stat.S_IMODE((home / ".claude.json").stat().st_mode) == 0o600
 
     before = snapshot(home)
@@ -250,17 +255,19 @@ def test_codex_hooks_and_mcp_block(run, home):
     (codex / "hooks.json").write_text(json.dumps({"hooks": {"SessionStart": [user_hook]}}, indent="\t"))
     (codex / "config.toml").write_text(USER_TOML)
     out = ok(run("install", "codex")).stdout.decode()
-    assert "/hooks" in out  # the trust note
+    assert "/hooks" in out and "Trust all and continue" in out  # the trust note
 
     hooks = load(codex / "hooks.json")["hooks"]["SessionStart"]
-    assert hooks == [user_hook, {"hooks": [{"type": "command", "command": sh(home, "codex"), "timeout": 5}]}]
+    assert hooks == [user_hook, {"hooks": [{"type": "command", "command": sh(home, "codex"), "timeout": 5},
+                                           {"type": "command", "command": sh(home, "codex-waits", "session-start"),
+                                            "timeout": 5}]}]
     assert (codex / "hooks.json").read_text().startswith('{\n\t"hooks"')  # tabs kept
 
     import tomllib
 
     toml = tomllib.loads((codex / "config.toml").read_text())
     assert toml["model"] == "o3" and toml["mcp_servers"]["docs"]["command"] == "docs-server"
-    assert toml["mcp_servers"]["lichhook"] == {"command": PY, "args": [str(stable(home)), "mcp"]}
+    assert toml["mcp_servers"]["lichhook"] == {"command": PY, "args": mcp_args(home)}
     assert (codex / "config.toml").read_text().startswith(USER_TOML)
 
     before = snapshot(home)
@@ -327,7 +334,7 @@ def test_crush_json(run, home, tmp_path):
         {"name": "guard", "matcher": "^bash$", "command": "./guard.sh"},
         {"name": "lichhook", "command": sh(home, "crush"), "timeout": 5},
     ]
-    assert data["mcp"]["lichhook"] == {"type": "stdio", "command": PY, "args": [str(stable(home)), "mcp"]}
+    assert data["mcp"]["lichhook"] == {"type": "stdio", "command": PY, "args": mcp_args(home)}
     ok(run("uninstall", "crush", env={"CRUSH_GLOBAL_CONFIG": str(conf)}))
     assert load(conf / "crush.json") == {
         "$schema": "https://charm.land/crush.json",
@@ -366,13 +373,14 @@ def test_crushrc_block_when_the_user_writes_crushrc(run, home):
 
 def test_js_modules_installed_with_baked_paths(run, home, tmp_path):
     agent = tmp_path / "agent dir"
-    env = {"OMP_CODING_AGENT_DIR": str(agent)}
+    env = {"PI_CODING_AGENT_DIR": str(agent)}
     ok(run("install", "opencode", "omp", env=env))
     for module in (home / ".config" / "opencode" / "plugins" / "lichhook.js", agent / "extensions" / "lichhook.js"):
         text = module.read_text()
         assert f"const PYTHON = {json.dumps(PY)};" in text
-        assert f"const ARCHIVE = {json.dumps(str(stable(home)))};" in text
-    assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": [str(stable(home)), "mcp"]}}}
+        assert f"const ARCHIVE = {json.dumps(str(installed_hooks(home)))};" in text
+        assert 'const FLAGS = ["-I", "-S"];' in text and "spawn(PYTHON, [...FLAGS, ARCHIVE, " in text
+    assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": mcp_args(home)}}}
     ok(run("uninstall", "opencode", "omp", env=env))
     assert not (home / ".config" / "opencode" / "plugins" / "lichhook.js").exists()
     assert not (agent / "extensions" / "lichhook.js").exists() and not (agent / "mcp.json").exists()
@@ -530,10 +538,10 @@ def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
         files.apply(edit)
     hooks = load(home / ".claude" / "settings.json")["hooks"]
     assert hooks["Stop"][0]["hooks"][0] == {"type": "command", "command": python,
-                                            "args": [archive, "claude-code", "stop"], "timeout": 10}
+                                            "args": ["-I", "-S", archive, "claude-code", "stop"], "timeout": 10}
     codex = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]
-    assert codex["commandWindows"] == f"{python} {archive} codex"
-    assert codex["command"] == "C:/Users/Zoë/AppData/Local/Programs/Python/Python312/python.exe " \
+    assert codex["commandWindows"] == f"{python} -I -S {archive} codex"
+    assert codex["command"] == "C:/Users/Zoë/AppData/Local/Programs/Python/Python312/python.exe -I -S " \
                                "C:/Users/Zoë/AppData/Local/lichhook/lichhook.pyz codex"
     # uninstall recognises what it wrote
     for edit in Claude(env).uninstall(target) + Codex(env).uninstall(target):
@@ -648,4 +656,25 @@ def test_doctor_finds_no_problem_in_a_windows_registration_that_names_python_twi
     assert str(short) in load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]["commandWindows"]
     problems: list = []
     doctor._check(Codex(env), target, env, io.StringIO(), problems)
-    assert problems == []
+    assert [p for p in problems if "Codex does not run" not in p[1]] == []  # trust aside: nobody trusted it
+
+
+# -- opencode's own npm install --------------------------------------------------------------
+
+
+def test_opencode_says_when_it_will_install_its_plugin_package_first(run, home):
+    out = ok(run("install", "opencode")).stdout.decode()
+    folder = home / ".config" / "opencode"
+    assert (f"note: opencode installs @opencode-ai/plugin into {folder} before it loads any plugin, and that "
+            "folder has no node_modules") in out and "every start waits about 70 s" in out
+    assert f"note: opencode installs @opencode-ai/plugin into {folder}" in run("doctor").stdout.decode()
+    # what opencode leaves once its install succeeded: node_modules, and a lock naming the package
+    (folder / "node_modules").mkdir()
+    (folder / "package.json").write_text('{"dependencies": {"@opencode-ai/plugin": "1.18.33", "zod": "4"}}')
+    (folder / "package-lock.json").write_text('{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}}}')
+    assert "has no package-lock.json entry for zod" in run("doctor").stdout.decode()
+    (folder / "package-lock.json").write_text(
+        '{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33", "zod": "4"}}}}')
+    doctor = run("doctor")
+    assert "@opencode-ai/plugin" not in doctor.stdout.decode()
+    assert "problem: opencode" not in doctor.stdout.decode()  # a note, never a problem

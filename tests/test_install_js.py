@@ -75,7 +75,7 @@ def drive(tmp_path: Path, driver: str, args: list, env: dict) -> dict:
 @pytest.fixture
 def installed(run, home, tmp_path):
     agent = tmp_path / "omp agent"
-    result = run("install", "opencode", "omp", env={"OMP_CODING_AGENT_DIR": str(agent)})
+    result = run("install", "opencode", "omp", env={"PI_CODING_AGENT_DIR": str(agent)})
     assert result.returncode == 0, result.stderr
     return {"opencode": home / ".config" / "opencode" / "plugins" / "lichhook.js",
             "omp": agent / "extensions" / "lichhook.js"}
@@ -106,7 +106,7 @@ def test_omp_module_reports_start_and_switch(installed, base_env, standin, tmp_p
     env = dict(base_env, **lich_env(standin))
     out = drive(tmp_path, OMP_DRIVER, [str(installed["omp"]), "019ffb38-ceab-7000-afae-20b8eae145d8", "V1StGXR8_Z5jdHi6B-myT"], env)
     assert out["exports"] == ["default"]
-    assert out["subscribed"] == ["session_start", "session_switch"]
+    assert out["subscribed"] == ["session_start", "session_switch", "session_branch"]
     assert out["returned"] == ["undefined"] * 4  # handlers return nothing, even on bad ctx
     reports = standin.wait_for(2, timeout=10)
     assert sorted(r.accepted["provider_session_id"] for r in reports) == [
@@ -125,7 +125,7 @@ def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path
     python.parent.mkdir()
     python.symlink_to(sys.executable)
     agent = tmp_path / "agent"
-    result = run("install", "opencode", "omp", env={"OMP_CODING_AGENT_DIR": str(agent)}, python=str(python))
+    result = run("install", "opencode", "omp", env={"PI_CODING_AGENT_DIR": str(agent)}, python=str(python))
     assert result.returncode == 0, result.stderr
     python.unlink()
     env = dict(base_env, **lich_env(standin))
@@ -133,7 +133,7 @@ def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path
                 [str(home / ".config" / "opencode" / "plugins" / "lichhook.js"), json.dumps([SESSION_CREATED])], env)
     assert out["returned"] == ["undefined", "undefined"]
     out = drive(tmp_path, OMP_DRIVER, [str(agent / "extensions" / "lichhook.js"), "a", "b"], env)
-    assert out["subscribed"] == ["session_start", "session_switch"]
+    assert out["subscribed"] == ["session_start", "session_switch", "session_branch"]
     assert standin.reports == []
 
 

@@ -99,6 +99,12 @@ AWKWARD_CHARS = (st.sampled_from(list(PS_QUOTES + '"\u201c\u201d\u201e $`%&|;^()
 ARGV = st.lists(st.text(AWKWARD_CHARS, max_size=12), min_size=1, max_size=5)
 
 
+def python_and_program(argv: list) -> tuple:
+    """What ``split_line`` reads from a line of ``argv``: the Python, then the first word
+    after it that is not an option."""
+    return argv[0], next((w for w in argv[1:] if not w.startswith("-")), None)
+
+
 @settings(max_examples=400, deadline=None)
 @given(ARGV)
 def test_reading_a_powershell_line_back_is_the_exact_inverse(argv):
@@ -106,7 +112,7 @@ def test_reading_a_powershell_line_back_is_the_exact_inverse(argv):
     assert quoting.split_ps(line) == argv
     assert ps_read_command(line) == argv  # which is how PowerShell itself reads the line
     if len(argv) >= 2:
-        assert split_line(line) == (argv[0], argv[1])
+        assert split_line(line) == python_and_program(argv)
 
 
 @pytest.mark.parametrize("line,words", [
@@ -223,10 +229,10 @@ def test_target_windows_forms():
     t = Target("C:\\Program Files\\Python312\\python.exe", "C:\\Users\\jo\\AppData\\Local\\lichhook\\lichhook.pyz",
                windows=True, short_path=shorts.get)
     # Git Bash and Crush's interpreter: forward slashes, and no quotes thanks to the short form
-    assert t.sh_line("crush") == "C:/PROGRA~1/PYTHON~1/python.exe C:/Users/jo/AppData/Local/lichhook/lichhook.pyz crush"
+    assert t.sh_line("crush") == "C:/PROGRA~1/PYTHON~1/python.exe -I -S C:/Users/jo/AppData/Local/lichhook/lichhook.pyz crush"
     line, warning = t.windows_line("codex")
     assert warning is None
-    assert line == "C:\\PROGRA~1\\PYTHON~1\\python.exe C:\\Users\\jo\\AppData\\Local\\lichhook\\lichhook.pyz codex"
+    assert line == "C:\\PROGRA~1\\PYTHON~1\\python.exe -I -S C:\\Users\\jo\\AppData\\Local\\lichhook\\lichhook.pyz codex"
     assert t.owns(line) and t.owns(t.sh_line("codex"))
 
 
@@ -234,16 +240,16 @@ def test_target_windows_falls_back_to_powershell_with_a_warning():
     t = Target("C:\\Program Files\\Python312\\python.exe", "C:\\Users\\Jo Smith\\lichhook.pyz",
                windows=True, short_path=lambda p: None)
     line, warning = t.windows_line("codex")
-    assert line == "& 'C:\\Program Files\\Python312\\python.exe' 'C:\\Users\\Jo Smith\\lichhook.pyz' 'codex'"
+    assert line == "& 'C:\\Program Files\\Python312\\python.exe' '-I' '-S' 'C:\\Users\\Jo Smith\\lichhook.pyz' 'codex'"
     assert "PowerShell" in warning
-    assert t.sh_line("x") == "'C:/Program Files/Python312/python.exe' 'C:/Users/Jo Smith/lichhook.pyz' x"
+    assert t.sh_line("x") == "'C:/Program Files/Python312/python.exe' -I -S 'C:/Users/Jo Smith/lichhook.pyz' x"
     assert t.owns(line) and t.owns(t.sh_line("x"))
 
 
 def test_target_posix_line_and_ownership():
     t = Target("/usr/bin/python3", "/home/Jo Smith/.local/share/lichhook/lichhook.pyz", windows=False)
     line = t.sh_line("claude-code", "stop")
-    assert line == "/usr/bin/python3 '/home/Jo Smith/.local/share/lichhook/lichhook.pyz' claude-code stop"
+    assert line == "/usr/bin/python3 -I -S '/home/Jo Smith/.local/share/lichhook/lichhook.pyz' claude-code stop"
     assert split_line(line) == ("/usr/bin/python3", "/home/Jo Smith/.local/share/lichhook/lichhook.pyz")
     assert t.owns(line)
     assert not t.owns("/usr/bin/python3 /elsewhere/lichhook.pyz claude")
@@ -284,7 +290,7 @@ def test_first_install_writes_the_windows_lines_a_second_install_would():
     second = Target(PY_LONG, ARCHIVE_IN_SPACED_HOME, windows=True, short_path=SHORTS_AFTER_COPY.get)
     assert first.windows_line("codex") == second.windows_line("codex")
     assert first.sh_line("crush") == second.sh_line("crush")
-    assert first.sh_line("crush") == ("C:/PROGRA~1/PYTHON~1/python.exe "
+    assert first.sh_line("crush") == ("C:/PROGRA~1/PYTHON~1/python.exe -I -S "
                                       "C:/Users/JOSMIT~1/AppData/Local/lichhook/lichhook.pyz crush")
     assert second.owns(first.windows_line("codex")[0]) and first.owns(second.sh_line("crush"))
 
@@ -324,7 +330,7 @@ def test_codex_line_survives_rust_handing_it_to_cmd():
     assert warning is None
     run = cmd_slash_c(rust_windows_arg(line))
     assert cmd_exposed(run) == []
-    assert crt_split(run) == [SHORTS_BEFORE_COPY[PY_LONG],
+    assert crt_split(run) == [SHORTS_BEFORE_COPY[PY_LONG], "-I", "-S",
                               "C:\\Users\\JOSMIT~1\\AppData\\Local\\lichhook\\lichhook.pyz", "codex"]
 
 
@@ -351,10 +357,10 @@ def test_a_double_quoted_archive_works_in_powershell_breaks_under_cmd_and_says_s
     short = SHORTS_BEFORE_COPY[PY_LONG]
     target = Target(PY_LONG, ARCHIVE_WITHOUT_SHORT_NAME, windows=True, short_path={PY_LONG: short}.get)
     line, warning = target.windows_line("codex")
-    assert line == f'{short} "{ARCHIVE_WITHOUT_SHORT_NAME}" codex'
-    assert powershell_via_rust(line) == [short, ARCHIVE_WITHOUT_SHORT_NAME, "codex"]
+    assert line == f'{short} -I -S "{ARCHIVE_WITHOUT_SHORT_NAME}" codex'
+    assert powershell_via_rust(line) == [short, "-I", "-S", ARCHIVE_WITHOUT_SHORT_NAME, "codex"]
     under_cmd = crt_split(cmd_slash_c(rust_windows_arg(line)))
-    assert under_cmd == [short, '"D:\\Profiles\\Zoë', "O'Brien\\AppData\\Local\\lichhook\\lichhook.pyz\"", "codex"]
+    assert under_cmd == [short, "-I", "-S", '"D:\\Profiles\\Zoë', "O'Brien\\AppData\\Local\\lichhook\\lichhook.pyz\"", "codex"]
     assert warning and ARCHIVE_WITHOUT_SHORT_NAME in warning and "cmd.exe" in warning
     assert "fsutil file setshortname" in warning
     assert split_line(line) == (short, ARCHIVE_WITHOUT_SHORT_NAME)
@@ -382,7 +388,7 @@ def test_the_dual_line_reads_back_as_written(rest):
     assert quoting.split_dual(line) == argv == crt_split(line)
     assert cmd_exposed(line) == []
     if len(argv) >= 2:
-        assert split_line(line) == (argv[0], argv[1])
+        assert split_line(line) == python_and_program(argv)
 
 
 @settings(max_examples=300, deadline=None)
@@ -392,7 +398,7 @@ def test_the_posix_line_reads_back_as_written(argv):
         return
     line = quoting.sh_join(argv)
     assert shlex.split(line) == argv
-    assert split_line(line) == (argv[0], argv[1])
+    assert split_line(line) == python_and_program(argv)
 
 
 @settings(max_examples=300, deadline=None)

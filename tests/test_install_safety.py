@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from testkit.archive import installed_copy
 
 PY = os.path.abspath(sys.executable)
 ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
@@ -22,6 +23,11 @@ USER_UID, USER_GID, SUDO_GID = 54321, 54322, 54323
 
 
 def stable(home: Path) -> Path:
+    return installed_copy(home)
+
+
+def legacy(home: Path) -> Path:
+    """Where the previous release kept its one copy of the archive."""
     return home / ".local" / "share" / "lichhook" / "lichhook.pyz"
 
 
@@ -228,7 +234,7 @@ def test_root_installing_for_a_user_leaves_their_files_theirs(run, home):
     st = backup.stat()
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
     for made in [home / ".claude", home / ".claude" / "settings.json", home / ".local", home / ".local" / "share",
-                 home / ".local" / "share" / "lichhook", stable(home)]:
+                 home / ".local" / "share" / "lichhook", stable(home).parent, stable(home)]:
         st = made.stat()
         assert (st.st_uid, st.st_gid) == (USER_UID, SUDO_GID), made
     assert stat.S_IMODE(stable(home).stat().st_mode) == 0o755
@@ -456,13 +462,16 @@ LEGACY = ("# >>> lichhook: MCP server (added by 'lichhook install codex'; 'lichh
 
 
 def codex_files(home: Path, archive: str, python: str = PY) -> dict:
+    """Codex configs holding the table the previous release wrote for ``archive``;
+    ``current`` is that table as this release writes it."""
     table = f'[mcp_servers.lichhook]\ncommand = "{python}"\nargs = ["{archive}", "mcp"]\n'
+    current = f'[mcp_servers.lichhook]\ncommand = "{PY}"\nargs = ["-I", "-S", "{stable(home)}", "mcp"]\n'
     trust = (f'[hooks.state]\n\n[hooks.state."{home}/.codex/hooks.json:session_start:0:0"]\n'
              'trusted_hash = "sha256:1afbc90cd31c35916146d82a60ec961577df2f967791741fc14c1af7f81c02ae"')
     tui = "[tui]\nscreen_reader_detection_done = true\n"
     user = '# my model\nmodel = "o3"\n\n[projects."/work/proj"]\ntrust_level = "trusted"\n'
     return {
-        "user": user, "table": table, "trust": trust, "tui": tui,
+        "user": user, "table": table, "current": current, "trust": trust, "tui": tui,
         # what the previous release wrote, then Codex appended its state inside the markers
         "legacy_trusted": f"{user}\n{LEGACY}\n{table}\n{tui}\n{trust}\n# <<< lichhook <<<\n",
         # `codex mcp add probe -- /bin/true` on that: the start marker is gone, probe sits inside
@@ -475,7 +484,7 @@ def codex_files(home: Path, archive: str, python: str = PY) -> dict:
 
 def codex_config(home: Path, fixture: str, python: str = PY) -> tuple:
     """(fixtures, path) with ``~/.codex/config.toml`` holding the fixture named."""
-    f = codex_files(home, str(stable(home)), python)
+    f = codex_files(home, str(legacy(home)), python)
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text(f[fixture])
@@ -486,7 +495,7 @@ def test_codex_trust_written_inside_the_old_markers_survives_install_and_uninsta
     f, config = codex_config(home, "legacy_trusted")
     ok(run("install", "codex"))
     # the old markers are lichhook's and go; every table Codex wrote between them stays
-    assert config.read_text() == f"{f['user']}\n{f['table']}\n{f['tui']}\n{f['trust']}\n"
+    assert config.read_text() == f"{f['user']}\n{f['current']}\n{f['tui']}\n{f['trust']}\n"
     before = config.read_bytes()
     ok(run("install", "codex"))
     assert config.read_bytes() == before  # a reinstall changes nothing
@@ -497,7 +506,8 @@ def test_codex_trust_written_inside_the_old_markers_survives_install_and_uninsta
 def test_codex_rewritten_by_mcp_add_is_still_found_and_removed_whole(run, home):
     f, config = codex_config(home, "legacy_after_mcp_add")
     ok(run("install", "codex"))
-    assert config.read_text() == f["legacy_after_mcp_add"].replace("# <<< lichhook <<<\n", "")
+    assert config.read_text() == f["legacy_after_mcp_add"].replace("# <<< lichhook <<<\n", "").replace(
+        f["table"], f["current"])
     out = run("doctor").stdout.decode()
     assert f"mcp_servers.lichhook in {config}" in out and "registered: yes" in out
     ok(run("uninstall", "codex"))
@@ -512,7 +522,8 @@ def test_codex_split_env_table_is_kept_on_reinstall_and_removed_on_uninstall(run
     out = run("doctor").stdout.decode()
     assert "customised (install keeps it): arguments after lichhook's: --waits-dir /w; 'env' added" in out
     ok(run("install", "codex"))
-    assert config.read_text() == f["split_env"].replace(f'command = "{other}"', f'command = "{PY}"')
+    assert config.read_text() == f["split_env"].replace(f["table"].replace('"mcp"]', '"mcp", "--waits-dir", "/w"]'),
+                                                        f["current"].replace('"mcp"]', '"mcp", "--waits-dir", "/w"]'))
     ok(run("uninstall", "codex"))
     assert config.read_text() == f"{f['user']}\n{f['tui']}\n{f['trust']}"
 
@@ -520,7 +531,7 @@ def test_codex_split_env_table_is_kept_on_reinstall_and_removed_on_uninstall(run
 def test_an_old_release_install_is_taken_out_whole_by_this_uninstall(run, home):
     codex = home / ".codex"
     codex.mkdir()
-    f = codex_files(home, str(stable(home)))
+    f = codex_files(home, str(legacy(home)))
     (codex / "config.toml").write_text(f"{f['user']}\n{LEGACY}\n{f['table']}# <<< lichhook <<<\n")
     ok(run("uninstall", "codex"))
     assert (codex / "config.toml").read_text() == f["user"]

@@ -81,7 +81,7 @@ def round_trip(raw: bytes) -> None:
     after = value_of(added)
     expected = dict(before)
     expected["mcp_servers"] = dict(before.get("mcp_servers", {}), lichhook={"command": TARGET.python,
-                                                                           "args": [ARCHIVE, "mcp"]})
+                                                                           "args": ["-I", "-S", ARCHIVE, "mcp"]})
     assert after == expected
     assert added.startswith(raw.rstrip(b"\r\n"))  # appended: nothing before it moved
     assert tomlconfig.add(added, "config.toml", TARGET, []) == added  # a second install changes nothing
@@ -114,7 +114,7 @@ def test_a_table_written_with_dotted_keys_is_updated_and_removed():
     raw = (b'model = "o3"\n\n[mcp_servers]\nlichhook.command = "/old/python"\n'
            b'lichhook.args = ["' + ARCHIVE.encode() + b'", "mcp"]  # ours\nlichhook.env.A = "1"\n\n[tui]\nx = 1\n')
     updated = tomlconfig.add(raw, "config.toml", TARGET, [])
-    assert updated == raw.replace(b"/old/python", b"/usr/bin/python3")
+    assert updated == raw.replace(b"/old/python", b"/usr/bin/python3").replace(b'args = ["', b'args = ["-I", "-S", "')
     removed = tomlconfig.remove(updated, "config.toml", TARGET, False)
     assert removed == b'model = "o3"\n\n[mcp_servers]\n\n[tui]\nx = 1\n'
 

@@ -439,6 +439,12 @@ def test_no_code_runs_from_cwd_or_waits_folder(pyz, base_env, standin, tmp_path)
     cwd = tmp_path / "cwd"
     waits = tmp_path / "waits"
     plant(cwd, markers, "cwd")
+    # The waits folder is lichhook's own (lichhook refuses a folder of foreign files); the
+    # modules are planted in it afterwards.
+    seeded = subprocess.run([sys.executable, str(pyz), "wait", "list", "--by", "rev", "--session", "sess-1"],
+                            env=dict(base_env, LICHHOOK_WAITS_DIR=str(waits), LICHHOOK_NODE=NODE),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=HANG_GUARD)
+    assert seeded.returncode == 0, seeded.stdout
     plant(waits, markers, "waits")
     plant(waits / "sessions", markers, "sessions")
     # A relative plugin folder would mean "run what is in the working folder": it is refused.

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from lichhook.waits import store as store_module
+from lichhook.waits import folder as folder_module
 
 NODE = "testnode"
 HANG_GUARD = 30
@@ -114,9 +114,9 @@ def collect(procs: list, killed: bool = False) -> list:
 
 
 def load_store(folder: Path) -> dict:
-    """The store of record, read under its lock by the store module."""
-    with store_module.FolderLock(str(folder)):
-        return store_module.load(str(folder))
+    """The store of record, read under its lock by the folder module."""
+    with folder_module.for_op(str(folder)) as waits, waits.lock():
+        return waits.load_store()
 
 
 def read_json(path: Path) -> object:
@@ -570,8 +570,9 @@ def test_an_unreadable_store_is_refused_naming_it(pyz, seeded):
 def test_leftover_dirty_mark_and_temporaries_are_cleaned(pyz, seeded):
     folder, env = seeded
     (folder / "store.dirty").write_bytes(b"")
-    for d in (folder, folder / "sessions"):
-        (d / f".x.json.{os.getpid()}.dead.tmp").write_bytes(b'{"half')
+    # Temporaries as write_atomic names them, for files only an op under the lock writes.
+    (folder / f".store.json.{os.getpid()}.deadbeef.tmp").write_bytes(b'{"half')
+    (folder / "sessions" / f".x.json.{os.getpid()}.deadbeef.tmp").write_bytes(b'{"half')
     (folder / "sessions" / "s1.json").write_bytes(b'{"half')
     code, answer = wait_cli(pyz, env, "list", "--by", "ci", "--session", "s2")
     assert code == 0 and answer["ok"]

@@ -2,7 +2,7 @@
 
 Both hooks read only the mirrored files of the waits folder (``sessions/<id>.json`` and
 ``index.json``), never the store itself, so they answer even when the store is busy or
-broken. Whatever happens they exit 0 and print one JSON object or nothing: a hook must
+broken; ``lichhook.waits.folder`` checks the folder and reads them. Whatever happens they exit 0 and print one JSON object or nothing: a hook must
 never fail or wedge the operator's turn. Everything they let through for a reason is said
 twice, on stderr and as ``systemMessage``, because Claude Code shows the operator only the
 latter when a hook exits 0.

@@ -10,15 +10,7 @@ from __future__ import annotations
 
 from lichhook.claude_code import Folder, Outcome
 from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
-from lichhook.claude_code.mirror import (
-    MirrorError,
-    SessionWaits,
-    Wait,
-    index_file,
-    load_index,
-    load_session,
-    store_problem,
-)
+from lichhook.waits.folder import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
 
 # Claude Code cuts hook output at 10,000 characters; stay well inside it, whatever the
 # number of waits and names and however long the paths in the commands are.
@@ -31,37 +23,57 @@ MAX_CONTEXT = 9000
 
 
 def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
-    import os
-
     outcome = Outcome()
+    own, names, problems = read_records(folder, session, outcome)
+    text = context(session, payload.get("source"), own, names, folder, program(), problems)
+    outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return outcome
+
+
+def read_records(folder: Folder, session: str, outcome: Outcome, with_index: bool = True) -> tuple:
+    """(the session's own waits or None, the index's names, the problems met), read from
+    the mirrors only; each problem is also noticed on ``outcome`` for the operator. Every
+    SessionStart hook over the waits (Claude Code's, Codex's) reads them this way."""
     own = None
     names: list = []
     problems: list = []
-    if folder.explicit and not os.path.isdir(folder.path):
-        problems.append(f"the waits folder {folder.path} does not exist")
+    broken = None
+    try:
+        waits = for_hooks(folder.path)
+    except (FolderRefused, OSError) as exc:
+        waits = None
+        problems.append(str(exc))
     else:
-        try:
-            own = load_session(folder.path, session)
-        except MirrorError as exc:
-            problems.append(str(exc))
-        try:
-            names, skipped = load_index(folder.path)
-            if skipped:
-                problems.append(f"{index_file(folder.path)} has {skipped} "
-                                + ("entry" if skipped == 1 else "entries")
-                                + " with a bad name, session or count, left out")
-        except MirrorError as exc:
-            problems.append(str(exc))
+        if waits is None and folder.explicit and not _exists(folder.path):
+            problems.append(f"the waits folder {folder.path} does not exist")
+    if waits is not None:
+        with waits:
+            try:
+                own = waits.session_waits(session)
+            except (MirrorError, FolderRefused) as exc:
+                problems.append(str(exc))
+            try:
+                names, skipped = waits.index_names() if with_index else ([], 0)
+                if skipped:
+                    problems.append(f"{waits.index_path()} has {skipped} "
+                                    + ("entry" if skipped == 1 else "entries")
+                                    + " with a bad name, session or count, left out")
+            except (MirrorError, FolderRefused) as exc:
+                problems.append(str(exc))
+            broken = waits.store_refusal()
     for problem in problems:
         outcome.notice(f"lichhook SessionStart hook could not read all the waits records: {problem}")
-    broken = store_problem(folder.path)
     if broken:
         broken = "the wait commands are refused until the waits store is mended: " + broken
         outcome.notice(f"lichhook SessionStart hook: {broken}")
         problems.append(broken)
-    text = context(session, payload.get("source"), own, names, folder, program(), problems)
-    outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    return outcome
+    return own, names, problems
+
+
+def _exists(path: str) -> bool:
+    import os
+
+    return os.path.lexists(path)
 
 
 def context(session: str, source: object, own: SessionWaits | None, names: list, folder: Folder,

@@ -1,8 +1,9 @@
 """The Stop hook: a session may not quietly end its turn while a wait holds it.
 
 A wait holds the turn when it is open and neither watched nor said. The hook refuses such
-a stop at most three times in a row per session (counted in ``stops/<session id>.count``);
-the fourth is let through, so no wait can keep a turn going forever. Claude Code's own
+a stop at most three times in a row per session (counted in ``stops/<session id>.count``,
+which ``lichhook.waits.folder`` reads and writes); the fourth is let through, so no wait
+can keep a turn going forever. Claude Code's own
 ``stop_hook_active`` flag is not consulted: it is also true after another hook's block,
 and the counter already bounds the loop.
 """
@@ -13,55 +14,59 @@ import os
 
 from lichhook.claude_code import Folder, Outcome, let_through
 from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
-from lichhook.claude_code.mirror import MirrorError, SessionWaits, load_session, store_problem
-from lichhook.diskio import read_regular
+from lichhook.waits.folder import FolderRefused, MirrorError, SessionWaits, WaitsFolder, for_hooks
 
 MAX_STRIKES = 3
 MAX_WAITS_SHOWN = 10
 MAX_WHAT = 200
 
 
-def counter_file(folder: str, session: str) -> str:
-    """``session`` must have passed ``wait_session_id``."""
-    return os.path.join(folder, "stops", session + ".count")
-
-
 def stop(session: str, folder: Folder) -> Outcome:
     outcome = Outcome()
-    if not os.path.isdir(folder.path):
-        if folder.explicit:
+    try:
+        waits = for_hooks(folder.path)
+    except (FolderRefused, OSError) as exc:
+        outcome.notice(f"{let_through('stop')}: {exc}")
+        return outcome
+    if waits is None:
+        if folder.explicit and not os.path.lexists(folder.path):
             outcome.notice(f"{let_through('stop')}: the waits folder {folder.path} does not exist")
         # The default folder appears with the first wait ever recorded: nothing holds yet.
         return outcome
+    with waits:
+        return _decide(session, folder, waits, outcome)
+
+
+def _decide(session: str, folder: Folder, waits: WaitsFolder, outcome: Outcome) -> Outcome:
     try:
-        own = load_session(folder.path, session)
-    except MirrorError as exc:
+        own = waits.session_waits(session)
+    except (MirrorError, FolderRefused) as exc:
         outcome.notice(f"{let_through('stop')}: {exc}")
         return outcome
     holding = [w for w in own.waits if w.holds_turn] if own else []
-    counter = counter_file(folder.path, session)
     if own is None or not holding:
-        reset_counter(counter)
+        waits.reset_strikes(session)
         return outcome
-    broken = store_problem(folder.path)
+    broken = waits.store_refusal()
     if broken:
         # Every command the advice would give is refused until the store is mended: say
         # so to the operator, who can mend it, rather than hold the turn over it.
-        reset_counter(counter)
+        waits.reset_strikes(session)
         outcome.notice(f"{let_through('stop')}, although {len(holding)} wait(s) hold it, because "
                        f"the wait commands cannot mark or close them: {clean(broken, 600)}")
         return outcome
-    strikes = read_counter(counter)
+    counter = waits.counter_path(session)
+    strikes = waits.strikes(session)
     if strikes >= MAX_STRIKES:
         words = (f"{let_through('stop')} after {strikes} refusals in a row, although "
                  f"{len(holding)} wait(s) still hold it: "
                  + ", ".join(w.id for w in holding[:MAX_WAITS_SHOWN]))
-        trouble = reset_counter(counter)
+        trouble = waits.reset_strikes(session)
         if trouble:
             words += f" (and could not reset {counter}: {trouble})"
         outcome.notice(words)
         return outcome
-    trouble = write_counter(counter, strikes + 1)
+    trouble = waits.set_strikes(session, strikes + 1)
     if trouble:
         outcome.notice(f"{let_through('stop')}: cannot count refusals in {counter} ({trouble}), "
                        "and without that count a wait could hold the turn forever")
@@ -99,38 +104,3 @@ def advice(own: SessionWaits, holding: list, session: str, folder: Folder, prefi
     lines.append("- it is over: " + wait_command(prefix, "done", name, session, folder,
                                                   f"--id {first}"))
     return "\n".join(lines)
-
-
-def read_counter(path: str) -> int:
-    """Refusals in a row so far; anything unreadable counts as none (the write will tell)."""
-    try:
-        value = int((read_regular(path, 32) or b"0").strip() or b"0")
-    except (OSError, ValueError):
-        return 0
-    return max(0, value)
-
-
-def write_counter(path: str, value: int) -> str | None:
-    """Write ``value`` atomically; return why it failed, or None."""
-    from lichhook.diskio import write_atomic
-
-    try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        write_atomic(path, b"%d\n" % value)
-    except OSError as exc:
-        return f"{type(exc).__name__}: {exc.strerror or exc}"
-    return None
-
-
-def reset_counter(path: str) -> str | None:
-    """Forget the refusals; return why that failed, or None."""
-    try:
-        os.remove(path)
-        return None
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        first = f"{type(exc).__name__}: {exc.strerror or exc}"
-    if os.path.isfile(path) and write_counter(path, 0) is None:
-        return None
-    return first

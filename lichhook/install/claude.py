@@ -51,7 +51,8 @@ class Claude(harness.Harness):
 
     def handler(self, target: Target, *sub: str) -> entries.Wanted:
         if target.windows:
-            entry = {"type": "command", "command": target.python, "args": [target.archive, *sub], "timeout": TIMEOUT}
+            python, *args = target.argv(*sub)
+            entry = {"type": "command", "command": python, "args": args, "timeout": TIMEOUT}
             return entries.Wanted(sub, entry, {"command": entries.Python(), "args": entries.Argv()})
         entry = {"type": "command", "command": target.sh_line(*sub), "timeout": TIMEOUT}
         return entries.Wanted(sub, entry, {"command": entries.Line("sh")})

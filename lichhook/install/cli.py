@@ -13,11 +13,12 @@ from lichhook.install import files, harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners
+from lichhook.archive import python_of_magic
 from lichhook.install.target import Target, current_python
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional
+    from typing import Dict, List, Optional
 
 HARNESS_LIST = ", ".join(harnesses.NAMES)
 
@@ -134,18 +135,10 @@ def uninstall_main(argv: List[str]) -> int:
     return _guarded("uninstall", _uninstall, argv)
 
 
-def tolerant_output() -> None:
-    """Print any path even on a console whose code page lacks its characters (Windows),
-    instead of failing the whole install over one unprintable letter."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-        except (AttributeError, ValueError):
-            pass
-
-
 def _guarded(command: str, run, argv: List[str]) -> int:
-    tolerant_output()
+    from lichhook.textout import tolerant_stdio
+
+    tolerant_stdio()
     try:
         return run(argv)
     except ConfigError as exc:
@@ -167,14 +160,17 @@ def _install(argv: List[str]) -> int:
     if not chosen:
         print(f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
         return 0
-    dest = stable.stable_archive()
-    target = Target(current_python(), dest)
+    magic = stable.running_magic()
+    dest = stable.archive_for(magic)
+    target = Target(current_python(), stable.hooks_for(magic))
     plans, skipped = _plan(chosen, target, "install")
     out = sys.stdout
-    copy = bool(plans) and stable.copy_needed(source, dest)
+    copy = bool(plans) and not stable.up_to_date(dest, source, magic)
+    compiled = f"with bytecode for {python_of_magic(magic)}, and its hooks archive {target.archive}"
     if args.dry_run:
         if plans:
-            out.write(f"archive: would copy {source} to {dest}\n" if copy else f"archive: {dest} is up to date\n")
+            out.write(f"archive: would copy {source} to {dest}, {compiled}\n" if copy
+                      else f"archive: {dest} is up to date\n")
         _show(plans, True, out)
         out.write("Dry run: nothing was changed.\n")
         if skipped:
@@ -186,11 +182,11 @@ def _install(argv: List[str]) -> int:
     owners = _owners(env)
     try:
         if copy:
-            stable.copy_archive(source, dest, owners)
+            stable.copy_archive(stable.prepared(source), dest, owners)
     except ConfigError as exc:
         sys.stderr.write(f"lichhook install: {exc}\nNothing was changed.\n")
         return 1
-    out.write(f"archive: {'copied ' + source + ' to ' if copy else ''}{dest}{'' if copy else ' (up to date)'}\n")
+    out.write(f"archive: copied {source} to {dest}, {compiled}\n" if copy else f"archive: {dest} (up to date)\n")
     out.write(f"python:  {target.python}\n")
     done, failed = _apply(plans, owners, "install")
     _show(done, False, out)
@@ -198,12 +194,24 @@ def _install(argv: List[str]) -> int:
         if any(p.changed for p in applied):
             for note in h.notes(target):
                 out.write(f"note: {note}\n")
+        for _, problem, fix in _checks(h, target):
+            if problem:
+                out.write(f"note: {problem}. To run it: {fix}.\n")
     for h, errors in failed:
         for e in errors:
             sys.stderr.write(f"lichhook install: {h.name}: {e}\n")
     if skipped:
         _report_skipped("install", skipped, True)
+    _tend_copies(env, target, out, source=source, owners=owners)
     return 1 if skipped or failed else 0
+
+
+def _checks(h, target: Target) -> list:
+    """The harness's own view of what install wrote (nothing when it cannot be read)."""
+    try:
+        return h.checks(target)
+    except ConfigError:
+        return []
 
 
 def _uninstall(argv: List[str]) -> int:
@@ -211,8 +219,7 @@ def _uninstall(argv: List[str]) -> int:
     args = parser.parse_args(argv)
     env = Env()
     chosen = _choose(parser, args, env, detected_only=False)
-    dest = stable.stable_archive()
-    target = Target(current_python(), dest)
+    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
     plans, skipped = _plan(chosen, target, "uninstall")
     out = sys.stdout
     if args.dry_run:
@@ -228,36 +235,75 @@ def _uninstall(argv: List[str]) -> int:
             sys.stderr.write(f"lichhook uninstall: {h.name}: {e}\n")
     if skipped:
         _report_skipped("uninstall", skipped, bool(plans))
-    _drop_archive_if_unused(env, target, out)
+    _tend_copies(env, target, out)
     return 1 if skipped or failed else 0
 
 
-def _drop_archive_if_unused(env: Env, target: Target, out) -> None:
-    """Remove the per-user archive copy, but only once every config that could run it
-    was read and none does: a config that cannot be read right now may still run it."""
-    import os
-
-    if not os.path.exists(target.archive):
-        return
-    reasons = []
+def copy_users(env: Env, target: Target) -> tuple:
+    """({archive copy: [(harness name, Found)]}, [why it cannot be told]) over every
+    harness's configs: which copies a registration runs, and with which Python."""
+    users: Dict[str, list] = {}
+    unknown = []
     for h in harnesses.make_all(env):
         try:
-            users = [f for f in h.registrations(target) if f.ours]
+            found = [f for f in h.registrations(target) if f.ours]
         except ConfigError as exc:
-            reasons.append(f"lichhook cannot tell whether {h.name} still runs it, as {exc}")
+            unknown.append(f"lichhook cannot tell whether {h.name} still runs it, as {exc}")
             continue
-        if users:
-            reasons.append(f"{h.name} still runs it ({users[0].path})")
-    if reasons:
-        out.write(f"archive: kept {target.archive}: {'; '.join(reasons)}\n")
+        for f in found:
+            copy = target.copy_of(f.archive) if f.archive else None
+            if copy:
+                users.setdefault(copy, []).append((h.name, f))
+    return users, unknown
+
+
+def _tend_copies(env: Env, target: Target, out, source: Optional[str] = None,
+                 owners: Optional[Owners] = None) -> None:
+    """After install or uninstall, every archive copy but the one just installed: a copy
+    no registration runs is removed (only once every config was read: one that cannot be
+    read may still run it); after an install, a copy that one does run is brought to the
+    same lichhook, compiled for the Python that runs it."""
+    mine = target.copy_of(target.archive)
+    copies = [c for c in stable.copies(target.root) if source is None or c != mine]
+    if not copies:
+        return
+    users, unknown = copy_users(env, target)
+    for copy in copies:
+        runs = users.get(copy, [])
+        if runs and source is not None:
+            _refresh(copy, runs, source, owners, out)
+        elif runs:
+            name, found = runs[0]
+            out.write(f"archive: kept {copy}: {name} still runs it ({found.path})\n")
+        elif unknown:
+            out.write(f"archive: kept {copy}: {'; '.join(unknown)}\n")
+        else:
+            problem = stable.remove_copy(copy)
+            out.write(f"archive: removed {copy} (no harness runs it any more)\n" if problem is None else
+                      f"archive: could not remove {copy} ({problem}); delete it by hand.\n")
+
+
+def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) -> None:
+    """Bring ``copy``, which other registrations run, to the lichhook just installed,
+    compiled by the Python they run it with."""
+    import os
+
+    from lichhook.archive import interpreter_magic
+
+    names = ", ".join(dict.fromkeys(name for name, _ in runs))
+    pythons = [f.python for _, f in runs if f.python and os.path.isabs(f.python) and os.path.isfile(f.python)]
+    if not pythons:
+        out.write(f"archive: left {copy} as it is: the Python {names} runs it with is missing; "
+                  f"run install {names.split(', ')[0]} again with a working Python\n")
+        return
+    python = pythons[0]
+    magic = interpreter_magic(python)
+    if magic is not None and stable.up_to_date(copy, source, magic):
         return
     try:
-        os.remove(target.archive)
-        out.write(f"archive: removed {target.archive} (no harness runs it any more)\n")
-    except OSError as exc:
-        out.write(f"archive: could not remove {target.archive} ({exc.strerror or exc}); delete it by hand.\n")
+        stable.copy_archive(stable.prepared_for(python, source), copy, owners)
+    except ConfigError as exc:
+        out.write(f"archive: left {copy} as it is ({exc}); {names} still run the lichhook there\n")
         return
-    try:
-        os.rmdir(os.path.dirname(target.archive))
-    except OSError:
-        pass  # not empty, or not ours to remove
+    verb = "runs" if len(dict.fromkeys(name for name, _ in runs)) == 1 else "run"
+    out.write(f"archive: updated {copy}, which {names} {verb} with {python}, compiled by it\n")

@@ -1,26 +1,33 @@
-"""Codex CLI: the SessionStart hook in hooks.json, the MCP server in config.toml.
+"""Codex CLI: the SessionStart hooks in hooks.json, the MCP server in config.toml.
 
 - ``$CODEX_HOME/hooks.json``, else ``~/.codex/hooks.json``: ``SessionStart`` runs the
-  ``codex`` report, timeout 5 s. Codex runs ``command`` with ``$SHELL -lc`` on Unix; on
-  Windows it runs ``commandWindows`` with the session shell (PowerShell, by every report)
-  or ``%COMSPEC% /C``, so that line must mean the same to both.
-- ``config.toml``: the ``[mcp_servers.lichhook]`` table, owned by its key (``tomlconfig``).
+  ``codex`` report and the ``codex-waits session-start`` hook (which tells the model its
+  session id for the waits tool), timeout 5 s each. Codex runs ``command`` with
+  ``$SHELL -lc`` on Unix; on Windows it runs ``commandWindows`` with the session shell
+  (PowerShell, by every report) or ``%COMSPEC% /C``, so that line must mean the same to both.
+- ``config.toml``: the ``[mcp_servers.lichhook]`` table, owned by its key (``tomlconfig``),
+  and Codex's own trust records, which lichhook reads (``codextrust``) and never writes.
 """
 
 from __future__ import annotations
 
 import os
 
-from lichhook.install import entries, files, harness, jsonmerge, tomlconfig
+from lichhook.install import codextrust, entries, files, harness, jsonmerge, tomlconfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional
+    from typing import Dict, List, Optional, Sequence
 
     from lichhook.install.target import Target
 
 TIMEOUT = 5
 EVENTS = ("SessionStart",)
+# What lichhook runs on SessionStart: the report to lich, and the waits hook whose output
+# Codex gives the model (the only place a Codex session learns its own id).
+SUBCOMMANDS = (("codex",), ("codex-waits", "session-start"))
+TRUST_FIX = ("start codex; when it says \"Hooks need review\", choose \"Trust all and continue\" (or review "
+             "them with /hooks and press t on each). Trusting is your decision: lichhook never does it for you")
 
 
 class Codex(harness.Harness):
@@ -44,21 +51,24 @@ class Codex(harness.Harness):
     def toml_path(self) -> str:
         return os.path.join(self.home_dir(), "config.toml")
 
-    def handler(self, target: Target) -> entries.Wanted:
-        entry: dict = {"type": "command", "command": target.sh_line("codex")}
+    def handler(self, target: Target, sub: Sequence[str] = SUBCOMMANDS[0]) -> entries.Wanted:
+        entry: dict = {"type": "command", "command": target.sh_line(*sub)}
         fields: Dict[str, entries.Field] = {"command": entries.Line("sh")}
         if target.windows:
-            line, warning = target.windows_line("codex")
+            line, warning = target.windows_line(*sub)
             entry["commandWindows"] = line
             fields["commandWindows"] = entries.Line("windows")
             if warning and f"Codex on Windows: {warning}." not in self._notes:
                 self._notes.append(f"Codex on Windows: {warning}.")
         entry["timeout"] = TIMEOUT
-        return entries.Wanted(("codex",), entry, fields)
+        return entries.Wanted(sub, entry, fields)
+
+    def handlers(self, target: Target) -> List[entries.Wanted]:
+        return [self.handler(target, sub) for sub in SUBCOMMANDS]
 
     def install(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
-        wanted = [self.handler(target)]
+        wanted = self.handlers(target)
 
         def add_hooks(doc, notes):
             entries.install_hooks(doc, hooks_path, ("hooks",), "SessionStart", wanted, {}, target, notes)
@@ -98,13 +108,10 @@ class Codex(harness.Harness):
         return left is None or not left.strip()
 
     def notes(self, target: Target) -> List[str]:
-        return self._notes + [
-            "Codex runs a new or changed hook only after you trust it: start codex and review it "
-            "with /hooks (until then it is skipped without a word)."
-        ]
+        return list(self._notes)
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = harness.found_in_json(self.hooks_path(), target, wanted={"SessionStart": [self.handler(target)]})
+        found = harness.found_in_json(self.hooks_path(), target, wanted={"SessionStart": self.handlers(target)})
         raw = files.read(self.toml_path())
         if raw is not None:
             seen = tomlconfig.registration(raw, self.toml_path(), target)
@@ -113,3 +120,85 @@ class Codex(harness.Harness):
                 found.append(harness.Found(self.toml_path(), "mcp_servers.lichhook", text, python, archive,
                                            ours, additions))
         return found
+
+    # -- trust ----------------------------------------------------------------------------
+
+    def trust(self, target: Target) -> List[tuple]:
+        """(label, key, status, enabled) of each of lichhook's hooks in hooks.json, status
+        being codextrust.TRUSTED, MODIFIED or UNTRUSTED, or None when Codex could not run
+        the hook as written. Empty when hooks.json is absent or unreadable (the
+        registrations say why). Raises ConfigError when config.toml cannot be read."""
+        import json
+
+        raw = files.read(self.hooks_path())
+        try:
+            doc = json.loads(raw.decode("utf-8")) if raw is not None else None
+        except ValueError:
+            return []
+        hooks = doc.get("hooks") if isinstance(doc, dict) else None
+        if not isinstance(hooks, dict):
+            return []
+        config = files.read(self.toml_path())
+        records = (codextrust.records(tomlconfig.parse(tomlconfig.decode(config, self.toml_path())[1],
+                                                       self.toml_path()).unwrap())
+                   if config is not None else {})
+        # Codex names hooks.json by its folder's real path.
+        source = os.path.join(os.path.realpath(self.home_dir()), "hooks.json")
+        found = []
+        for event in EVENTS:
+            groups = hooks.get(event)
+            for gi, group in enumerate(groups if isinstance(groups, list) else []):
+                handlers = group.get("hooks") if isinstance(group, dict) else None
+                for hi, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                    if not isinstance(handler, dict) or not target.owns(_strings(handler)):
+                        continue
+                    key = codextrust.key(source, event, gi, hi)
+                    current = codextrust.hook_hash(event, group, handler, target.windows)
+                    record = records.get(key)
+                    status = codextrust.status(current, record) if current is not None else None
+                    found.append((f"{event} hook '{_subcommand(handler, target)}'", key, status,
+                                  codextrust.enabled(record)))
+        return found
+
+    def checks(self, target: Target) -> List[tuple]:
+        out: List[tuple] = []
+        for label, key, status, enabled in self.trust(target):
+            if status == codextrust.TRUSTED and enabled:
+                out.append((f"trust: {label}: trusted by Codex", None, None))
+                continue
+            said = {
+                codextrust.TRUSTED: "trusted",
+                codextrust.UNTRUSTED: "not trusted yet",
+                codextrust.MODIFIED: "changed since you trusted it",
+                None: "written in a way Codex cannot run",
+            }[status]
+            if not enabled:
+                said = f"turned off in Codex's /hooks ({said})"
+                fix = "start codex, open /hooks and turn it on" + ("" if status == codextrust.TRUSTED else
+                                                                   ", then trust it (press t on it)")
+            elif status is None:
+                fix = "remove that entry from hooks.json and install codex again"
+            else:
+                fix = TRUST_FIX
+            said += ", so Codex skips it without a word"
+            out.append((f"trust: {label}: {said} (Codex's key {key})",
+                        f"Codex does not run lichhook's {label} in {self.hooks_path()}: it is {said}", fix))
+        return out
+
+
+def _subcommand(handler: dict, target: Target) -> str:
+    """lichhook's words after the archive in a handler's command, for naming it."""
+    from lichhook.install.harness import split_words
+
+    words = split_words(handler.get("command") or "") or []
+    for i, word in enumerate(words):
+        if target.archive_of(word):
+            return " ".join(words[i + 1:]) or "?"
+    return "?"
+
+
+def _strings(handler: dict) -> str:
+    parts = [handler.get(k) for k in entries.COMMAND_KEYS]
+    args = handler.get("args")
+    parts.extend(args if isinstance(args, list) else [])
+    return "\n".join(p for p in parts if isinstance(p, str))

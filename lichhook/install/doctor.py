@@ -15,7 +15,7 @@ from lichhook.install.target import Target, current_python
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List
+    from typing import Dict, List, Optional
 
 
 def _exists(path: str | None) -> str:
@@ -31,9 +31,28 @@ def _exists(path: str | None) -> str:
     return "MISSING"
 
 
-def _install_hint(name: str) -> str:
+def _install_hint(name: str, python: Optional[str] = None) -> str:
+    """The install command that fixes ``name``: with ``python`` when it is the registered
+    interpreter that must run it (install compiles the archive for the Python it runs with)."""
+    from lichhook.install.quoting import sh_quote
+
     archive = stable.running_archive_or_none() or "lichhook.pyz"
-    return f"python3 {archive} install {name}"
+    return f"{sh_quote(python) if python else 'python3'} {sh_quote(archive)} install {name}"
+
+
+class Magics:
+    """Each interpreter's bytecode magic number, asked once per doctor run (each answer
+    starts that interpreter)."""
+
+    def __init__(self) -> None:
+        self.known: Dict[str, Optional[bytes]] = {}
+
+    def of(self, python: str) -> Optional[bytes]:
+        if python not in self.known:
+            from lichhook.archive import interpreter_magic
+
+            self.known[python] = stable.running_magic() if python == current_python() else interpreter_magic(python)
+        return self.known[python]
 
 
 def main(argv: List[str]) -> int:
@@ -44,9 +63,9 @@ def main(argv: List[str]) -> int:
     if argv:
         sys.stderr.write(f"doctor takes no arguments (got {' '.join(argv)}); run: python3 lichhook.pyz doctor\n")
         return 2
-    from lichhook.install.cli import tolerant_output
+    from lichhook.textout import tolerant_stdio
 
-    tolerant_output()
+    tolerant_stdio()
     try:
         return _doctor(Env(), sys.stdout)
     except ConfigError as exc:
@@ -55,13 +74,18 @@ def main(argv: List[str]) -> int:
 
 
 def _doctor(env: Env, out) -> int:
-    archive = stable.stable_archive()
-    target = Target(current_python(), archive)
+    archive = stable.archive_for(stable.running_magic())
+    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
     problems: list = []
+    magics = Magics()
 
     out.write("lichhook doctor\n")
     out.write(f"  python (this run):  {target.python}\n")
-    out.write(f"  archive (stable):   {archive} ({_exists(archive)})\n")
+    out.write(f"  its archive copy:   {archive} ({_exists(archive)})\n")
+    out.write(f"  its hooks archive:  {target.archive} ({_exists(target.archive)})\n")
+    for other in stable.copies(target.root):
+        if other != archive:
+            out.write(f"  other copy:         {other}\n")
     from lichhook.paths import waits_dir
 
     waits = waits_dir(env.environ)
@@ -75,7 +99,7 @@ def _doctor(env: Env, out) -> int:
         out.write(f"  inside lich:        yes (LICH_PORT={where.port}, LICH_SESSION_ID={where.session_id}, LICH_TOKEN set)\n")
 
     for h in harnesses.make_all(env):
-        _check(h, target, env, out, problems)
+        _check(h, target, env, out, problems, magics)
 
     out.write("\n")
     if not problems:
@@ -86,7 +110,8 @@ def _doctor(env: Env, out) -> int:
     return 1
 
 
-def _check(h, target: Target, env: Env, out, problems: list) -> None:
+def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Magics] = None) -> None:
+    magics = magics or Magics()
     out.write(f"\n{h.title} ({h.name})\n")
     reason = h.detected()
     out.write(f"  detected:   {'yes, ' + reason if reason else 'no'}\n")
@@ -117,6 +142,20 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
         if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
             problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                              _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
+        elif f.ours and _exists(f.python) == "exists":
+            mismatch = _bytecode_mismatch(f.archive, f.python, magics)
+            if mismatch:
+                problems.append((h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python)))
+    if ours:
+        try:
+            checks = h.checks(target)
+        except ConfigError as exc:
+            checks = []
+            problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
+        for line, problem, fix in checks:
+            out.write(f"  {line}\n")
+            if problem:
+                problems.append((h.name, problem, fix))
     # Would an install change anything? Then the registration is incomplete or stale. An
     # install changes only lichhook's own words in an entry and keeps what the user added,
     # so a customised entry is not stale, and the fix below never discards additions.
@@ -125,7 +164,14 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
     pythons = [f.python for f in ours if f.python and os.path.isfile(f.python)] + [target.python]
     try:
         for python in dict.fromkeys(pythons):
-            check = Target(python, target.archive, target.windows, target.short_path)
+            # each Python's registration runs the copy for its version
+            magic = magics.of(python)
+            if magic is not None:
+                check = Target(python, stable.hooks_for(magic, target.root), target.windows, target.short_path)
+            elif python == target.python:
+                check = target
+            else:
+                continue  # cannot be run: named as a problem above
             planned = [e.plan() for e in h.install(check)]
             pending = [p for p in planned if p.changed]
             if not pending:
@@ -142,3 +188,12 @@ def _check(h, target: Target, env: Env, out, problems: list) -> None:
                          _install_hint(h.name) + kept))
     elif reason and not ours:
         problems.append((h.name, "detected but lichhook is not registered", _install_hint(h.name)))
+
+
+
+def _bytecode_mismatch(archive: str, python: str, magics: Magics) -> Optional[str]:
+    from pathlib import Path
+
+    from lichhook.archive import bytecode_mismatch
+
+    return bytecode_mismatch(Path(archive), python, magics.of(python))

@@ -1,9 +1,10 @@
 """lichhook's entries in a JSON config: hook handlers (in Claude-style matcher groups or
 flat lists) and MCP servers. Found, added when missing, updated, removed.
 
-An entry is lichhook's when one of its command strings names the stable archive. In it
-lichhook owns three things: the Python, the archive path and its own subcommand words
-(``claude-code stop``, ``mcp``). Everything else is the user's once written: words after
+An entry is lichhook's when one of its command strings names one of lichhook's archive
+copies. In it lichhook owns four things: the Python, the interpreter options between the
+Python and the archive (``-I -S``; none in entries an earlier release wrote), the archive
+path and its own subcommand words (``claude-code stop``, ``mcp``). Everything else is the user's once written: words after
 ours on the command line (a waits folder), other keys (``env``, ``cwd``), an edited
 ``timeout`` or ``matcher``. A reinstall rewrites only the owned words, so the user's
 additions stay as they are; an entry whose owned words cannot be told apart (a wrapper
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.target import INTERPRETER_FLAGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +40,8 @@ class Field:
         raise NotImplementedError
 
     def updated(self, node: Node, target: Target, sub: Sequence[str]) -> Optional[tuple]:
-        """("same",) when the field is current; ("set", path, value) to update it;
+        """("same",) when the field is current; ("set", path, value) to update it, or
+        ("items", start, stop, values) to put values in place of a run of a list's items;
         None when lichhook's part of it cannot be told apart."""
         raise NotImplementedError
 
@@ -46,10 +49,20 @@ class Field:
         return []
 
 
-def _for_python(target: Target, python: str) -> Target:
-    from lichhook.install.target import Target
+def owned_words(words: Sequence[Optional[str]], target: Target) -> Optional[tuple]:
+    """(index of the Python or -1, index of the archive) in a command's words: the first
+    word naming one of lichhook's archives, and the word before the options that precede
+    it; None when no word names an archive."""
+    def option(word: Optional[str]) -> bool:
+        return isinstance(word, str) and word.startswith("-")
 
-    return Target(python, target.archive, target.windows, target.short_path)
+    for i, word in enumerate(words):
+        if isinstance(word, str) and target.archive_of(word):
+            j = i - 1
+            while j >= 0 and option(words[j]):
+                j -= 1
+            return j, i
+    return None
 
 
 class Line(Field):
@@ -61,7 +74,7 @@ class Line(Field):
         self.form = form
 
     def render(self, target: Target, python: str, words: Sequence[str]) -> str:
-        t = _for_python(target, python)
+        t = target.with_python(python)
         return t.sh_line(*words) if self.form == "sh" else t.windows_line(*words)[0]
 
     def split(self, text: str) -> Optional[List[str]]:
@@ -77,38 +90,34 @@ class Line(Field):
         return split_words(text)
 
     def _parts(self, text: Optional[str], target: Target) -> Optional[tuple]:
-        """(words, index of the archive word) or None."""
+        """(words, index of the Python or -1, index of the archive word) or None."""
         words = self.split(text) if text is not None else None
-        if not words:
-            return None
-        marks = set(target.marks())
-        for i, word in enumerate(words):
-            if word in marks:
-                return words, i
-        return None
+        found = owned_words(words, target) if words else None
+        return (words, *found) if found is not None else None
 
     def locate(self, node: Node, target: Target) -> Optional[tuple]:
         parts = self._parts(node.string(), target)
         if parts is None:
             return None
-        words, i = parts
-        return (words[i - 1] if i else None), words[i + 1:]
+        words, py, i = parts
+        return (words[py] if py >= 0 else None), words[i + 1:]
 
     def _extras(self, old: str, target: Target, sub: Sequence[str]) -> Optional[tuple]:
         """(old python, the user's text after our words, the same as words) or None."""
         parts = self._parts(old, target)
-        if parts is None or parts[1] == 0:
+        if parts is None or parts[1] < 0:
             return None
-        words, i = parts
+        words, py, i = parts
         if words[i + 1:i + 1 + len(sub)] != list(sub):
             return None
-        python = words[i - 1]
+        python = words[py]
         prefix = self.render(target, python, sub)
         if old.startswith(prefix) and (len(old) == len(prefix) or old[len(prefix)] in " \t"):
             return python, old[len(prefix):], words[i + 1 + len(sub):]
-        if i == 1:
-            # our words spelled another way (an older release's quoting): nothing else
-            # precedes them, so the line can be written again with the user's words after
+        if py == 0:
+            # our words spelled another way (an older release's quoting, or no options):
+            # nothing else precedes them, so the line can be written again with the
+            # user's words after
             return python, None, words[i + 1 + len(sub):]
         return None  # something stands before the Python (a wrapper): not ours to rewrite
 
@@ -157,23 +166,33 @@ class Python(Field):
 
 
 class Argv(Field):
-    """A list starting ``[<archive>, <sub...>]``, then any arguments the user added."""
+    """A list ``[<options...>, <archive>, <sub...>]``, then any arguments the user added."""
+
+    @staticmethod
+    def _archive_index(items: Optional[List[Optional[str]]], target: Target) -> Optional[int]:
+        for i, item in enumerate(items or ()):
+            if isinstance(item, str) and item.startswith("-"):
+                continue
+            return i if isinstance(item, str) and target.archive_of(item) else None
+        return None
 
     def locate(self, node: Node, target: Target) -> Optional[tuple]:
         items = node.strings()
-        if not items or items[0] not in set(target.marks()):
-            return None
-        return None, items[1:]
+        i = self._archive_index(items, target)
+        return None if i is None else (None, items[i + 1:])  # type: ignore[index]
 
     def updated(self, node: Node, target: Target, sub: Sequence[str]) -> Optional[tuple]:
         items = node.strings()
-        if not items or items[0] not in set(target.marks()) or items[1:1 + len(sub)] != list(sub):
+        i = self._archive_index(items, target)
+        if i is None or items[i + 1:i + 1 + len(sub)] != list(sub):  # type: ignore[index]
             return None
-        return ("same",) if items[0] == target.archive else ("set", (0,), target.archive)
+        wanted = [*INTERPRETER_FLAGS, target.archive]
+        return ("same",) if items[:i + 1] == wanted else ("items", 0, i + 1, wanted)  # type: ignore[index]
 
     def additions(self, node: Node, target: Target, sub: Sequence[str]) -> List[str]:
         items = node.strings() or []
-        extra = items[1 + len(sub):]
+        i = self._archive_index(items, target)
+        extra = items[i + 1 + len(sub):] if i is not None else []
         if not extra:
             return []
         return ["arguments after lichhook's: " + " ".join(i if isinstance(i, str) else "<not a string>" for i in extra)]
@@ -289,7 +308,7 @@ def update(doc: Doc, where: Sequence, wanted: Wanted, target: Target, label: str
     for key, field in wanted.fields.items():
         value = node.get(key) if node is not None else None
         if value is None:
-            plan.append(("add", key))
+            plan.append((key, "add"))
             continue
         step = field.updated(value, target, wanted.sub)
         if step is None:
@@ -297,13 +316,15 @@ def update(doc: Doc, where: Sequence, wanted: Wanted, target: Target, label: str
             notes.append(f"left your changed {label} in {path} as it is: lichhook cannot tell its own words in "
                          f"{text!r}. To update it, remove that entry and install again.")
             return
-        if step[0] == "set":
-            plan.append(("set", key, step[1], step[2]))
-    for step in plan:
-        if step[0] == "add":
-            doc.add_member(where, step[1], wanted.entry[step[1]])
-        else:
-            doc.replace((*where, step[1], *step[2]), step[3])
+        if step[0] != "same":
+            plan.append((key, *step))
+    for key, kind, *args in plan:
+        if kind == "add":
+            doc.add_member(where, key, wanted.entry[key])
+        elif kind == "set":
+            doc.replace((*where, key, *args[0]), args[1])
+        else:  # "items": a run of a list's items
+            doc.replace_items((*where, key), *args)
 
 
 def _handler_paths(doc: Doc, event_path: Sequence, flat: bool) -> List[tuple]:
@@ -358,6 +379,7 @@ def install_hooks(doc: Doc, path: str, table: Sequence[str], event: str, wanted:
 
 def install_server(doc: Doc, path: str, table: Sequence[str], name: str, wanted: Wanted,
                    target: Target, notes: List[str]) -> None:
+    target = target.server()  # a long-running server runs the complete archive
     where = (*table, name)
     node = doc.at(where)
     if node is None:

@@ -108,6 +108,11 @@ class Harness:
         """Sentences to print after an install changed something."""
         return []
 
+    def checks(self, target: Target) -> List[tuple]:
+        """(line, problem or None, fix) about the harness's own state of lichhook's
+        entries (Codex: whether it trusts them), for doctor and after every install."""
+        return []
+
 
 # -- JSON configs -------------------------------------------------------------------------
 
@@ -231,9 +236,10 @@ def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
 
 
 def server_entry(target: Target, stdio_type: bool = True) -> entries.Wanted:
-    """An MCP server running ``<python> <archive> mcp`` over stdio."""
+    """An MCP server running ``<python> -I -S <complete archive> mcp`` over stdio."""
+    target = target.server()
     entry: Dict[str, object] = {"type": "stdio"} if stdio_type else {}
-    entry.update({"command": target.python, "args": [target.archive, "mcp"]})
+    entry.update({"command": target.python, "args": target.argv("mcp")[1:]})
     return entries.Wanted(("mcp",), entry, {"command": entries.Python(), "args": entries.Argv()})
 
 
@@ -245,21 +251,27 @@ def split_command(handler: dict, windows: bool) -> tuple:
     command = handler.get("command")
     args = handler.get("args")
     if isinstance(command, str) and isinstance(args, list) and args and isinstance(args[0], str):
-        return command, args[0]
+        return command, _first_operand(args)
     text = handler.get("commandWindows") if windows and isinstance(handler.get("commandWindows"), str) else command
     if not isinstance(text, str):
         return None, None
     return split_line(text)
 
 
+def _first_operand(words: Sequence) -> Optional[str]:
+    """The first word that is not an option (``-I``): the program a Python runs."""
+    return next((w for w in words if isinstance(w, str) and not w.startswith("-")), None)
+
+
 def split_line(text: str) -> tuple:
     """(python, archive) from a command line lichhook wrote in any of its forms: the
     PowerShell form (``& '...' '...'``), the PowerShell-and-cmd form (a bare Windows
-    program path first, then bare words and double quotes), or a POSIX line."""
+    program path first, then bare words and double quotes), or a POSIX line; the
+    interpreter's options between the two are skipped."""
     words = split_words(text)
     if words is None or len(words) < 2:
         return None, None
-    return words[0], words[1]
+    return words[0], _first_operand(words[1:])
 
 
 def split_words(text: str) -> Optional[list]:

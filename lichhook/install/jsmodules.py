@@ -4,24 +4,26 @@ Neither harness runs shell hooks, so lichhook installs a small module (shipped i
 the archive under ``lichhook/install/js/``) with the Python and archive paths written
 into it as JSON string literals, which are valid JS string literals.
 
+The interpreter's options (``-I -S``) are written in as a JSON list, the same way.
+
 - opencode: ``$XDG_CONFIG_HOME/opencode/plugins/lichhook.js``, else
   ``~/.config/opencode/plugins/lichhook.js`` (opencode loads ``{plugin,plugins}/*.{ts,js}``).
-- omp: ``<agent dir>/extensions/lichhook.js``, the agent dir being
-  ``$OMP_CODING_AGENT_DIR``, else ``$PI_CODING_AGENT_DIR``, else
-  ``~/.omp/profiles/$OMP_PROFILE/agent`` when a profile is set, else ``~/.omp/agent``;
-  and ``mcpServers.lichhook`` in ``<agent dir>/mcp.json``.
+- omp: ``<agent dir>/extensions/lichhook.js`` and ``mcpServers.lichhook`` in
+  ``<agent dir>/mcp.json``, the agent dir being the one omp itself reads (``omp_agent_dir``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 
 from lichhook.install import entries, files, harness, jsonmerge, owned
+from lichhook.install.target import INTERPRETER_FLAGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional
+    from typing import List, Mapping, Optional
 
     from lichhook.install.target import Target
 
@@ -39,6 +41,7 @@ def module_source(kind: str, target: Target) -> bytes:
     # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
     text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
     text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
+    text = text.replace('"@FLAGS@"', json.dumps(list(INTERPRETER_FLAGS)), 1)
     return text.encode("utf-8")
 
 
@@ -51,6 +54,20 @@ def baked_paths(raw: bytes) -> tuple:
             if line.startswith(prefix) and line.endswith(";"):
                 values[name] = jsonmerge.string_literal(line[len(prefix):-1])
     return values.get("PYTHON"), values.get("ARCHIVE")
+
+
+def baked_flags(raw: bytes) -> List[str]:
+    """The interpreter's options written into an installed module (none in a module an
+    earlier release wrote)."""
+    prefix = "const FLAGS = "
+    for line in raw.decode("utf-8", "replace").splitlines():
+        if line.startswith(prefix) and line.endswith(";"):
+            try:
+                flags = json.loads(line[len(prefix):-1])
+            except ValueError:
+                return []
+            return [f for f in flags if isinstance(f, str)] if isinstance(flags, list) else []
+    return []
 
 
 class JsModuleHarness(harness.Harness):
@@ -71,8 +88,9 @@ class JsModuleHarness(harness.Harness):
         if raw is None or MARKER not in raw:
             return []
         python, archive = baked_paths(raw)
-        return [harness.Found(path, "module", f"{python} {archive} {self.kind}", python, archive,
-                              archive == target.archive)]
+        ours = archive is not None and target.archive_of(archive) is not None
+        command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+        return [harness.Found(path, "module", command, python, archive, ours)]
 
 
 class Opencode(JsModuleHarness):
@@ -90,6 +108,22 @@ class Opencode(JsModuleHarness):
     def module_path(self) -> str:
         return os.path.join(self.config_dir(), "plugins", "lichhook.js")
 
+    def _npm_note(self) -> Optional[str]:
+        reason = opencode_install_pending(self.config_dir())
+        if reason is None:
+            return None
+        return (f"opencode installs {OPENCODE_PLUGIN_PACKAGE} into {self.config_dir()} before it loads any plugin, "
+                f"and that folder {reason}: with the npm registry reachable its next start takes a few seconds "
+                "longer, once; without one every start waits about 70 s (see docs/install.md, opencode)")
+
+    def notes(self, target: Target) -> List[str]:
+        note = self._npm_note()
+        return [note] if note else []
+
+    def checks(self, target: Target) -> List[tuple]:
+        note = self._npm_note()
+        return [(f"note: {note}", None, None)] if note else []
+
 
 class Omp(JsModuleHarness):
     name = "omp"
@@ -98,18 +132,14 @@ class Omp(JsModuleHarness):
     programs = ("omp",)
 
     def agent_dir(self) -> str:
-        for variable in ("OMP_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"):
-            value = self.env.get(variable)
-            if value:
-                return value
-        profile = self.env.get("OMP_PROFILE")
-        # a profile name becomes a folder name: only a plain name is used
-        if profile and all(c.isalnum() or c in "-_." for c in profile) and profile not in (".", ".."):
-            return os.path.join(self.env.home(), ".omp", "profiles", profile, "agent")
-        return os.path.join(self.env.home(), ".omp", "agent")
+        return omp_agent_dir(self.env.environ, self.env.home(), self.env.windows)
 
     def config_dirs(self) -> List[str]:
-        return [self.agent_dir(), os.path.join(self.env.home(), ".omp")]
+        root = omp_config_root(self.env.environ, self.env.home(), self.env.windows)
+        try:
+            return [self.agent_dir(), root]
+        except jsonmerge.ConfigError:  # a profile omp refuses: install and doctor say so
+            return [root]
 
     def module_path(self) -> str:
         return os.path.join(self.agent_dir(), "extensions", "lichhook.js")
@@ -135,3 +165,105 @@ class Omp(JsModuleHarness):
         return (super().registrations(target)
                 + harness.found_in_json(self.mcp_path(), target, table=(),
                                         server=(("mcpServers",), "lichhook", harness.server_entry(target, stdio_type=False))))
+
+
+# -- the folder omp reads --------------------------------------------------------------------
+# As ``@oh-my-pi/pi-utils`` ``src/dirs.ts`` resolves it (omp 18.2.3): read there, not guessed.
+
+PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+WINDOWS_RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?", re.IGNORECASE | re.DOTALL)
+
+
+def _join(windows: bool, first: str, *rest: str) -> str:
+    """Node's ``path.join``: every part appended (an absolute one too), then normalised."""
+    import ntpath
+    import posixpath
+
+    flavour = ntpath if windows else posixpath
+    return flavour.normpath(flavour.sep.join((first,) + rest))
+
+
+def omp_profile(environ: Mapping[str, str]) -> Optional[str]:
+    """The profile omp runs under, or None for its default one. ``OMP_PROFILE`` wins
+    whenever it is set, even empty (which means the default profile); ``PI_PROFILE`` is
+    read only when it is not. Empty, blank and ``default`` mean no profile. Raises
+    ConfigError for a name omp refuses to start with."""
+    variable = "OMP_PROFILE" if "OMP_PROFILE" in environ else "PI_PROFILE"
+    raw = environ.get(variable)
+    name = raw.strip() if raw is not None else ""
+    if not name or name == "default":
+        return None
+    if (name in (".", "..") or name.endswith(".") or not PROFILE_NAME.fullmatch(name)
+            or WINDOWS_RESERVED.fullmatch(name)):
+        raise jsonmerge.ConfigError(
+            f"{variable}={raw!r} is not a profile name omp accepts (lower-case letters, digits, '.', '_', '-', "
+            "1-64 of them, starting with a letter or digit and not ending with '.'), so omp itself refuses to "
+            f"start; fix or unset {variable}, then run again.")
+    return name
+
+
+def omp_config_root(environ: Mapping[str, str], home: str, windows: bool = False) -> str:
+    """``~/.omp``, or ``~/$PI_CONFIG_DIR`` when that is set (relative to home, always)."""
+    return _join(windows, home, environ.get("PI_CONFIG_DIR") or ".omp")
+
+
+def omp_agent_dir(environ: Mapping[str, str], home: str, windows: bool = False) -> str:
+    """The agent folder omp reads extensions and ``mcp.json`` from. A profile's is
+    ``<config root>/profiles/<name>/agent``, whatever ``PI_CODING_AGENT_DIR`` says;
+    without one, ``PI_CODING_AGENT_DIR`` (made absolute) when set, unless it is the
+    agent folder of the ``PI_PROFILE`` that ``OMP_PROFILE`` overrode (a value a parent
+    omp left behind), else ``<config root>/agent``."""
+    root = omp_config_root(environ, home, windows)
+    profile = omp_profile(environ)
+    if profile:
+        return _join(windows, root, "profiles", profile, "agent")
+    override = environ.get("PI_CODING_AGENT_DIR") or ""
+    if override:
+        try:
+            overridden = omp_profile({"PI_PROFILE": environ.get("PI_PROFILE", "")})
+        except jsonmerge.ConfigError:
+            overridden = None
+        if not (overridden and override == _join(windows, root, "profiles", overridden, "agent")):
+            return os.path.abspath(override)
+    return _join(windows, root, "agent")
+
+
+# -- what opencode installs before it loads a plugin -------------------------------------------
+# opencode 1.18.33 runs ``Npm.install(<config folder>, add @opencode-ai/plugin)`` for each of
+# its config folders and, when any plugin is configured, waits for it before loading them.
+# The install does nothing when the folder cannot be written, or when it has node_modules
+# and its package-lock.json lists every dependency package.json names and the plugin package.
+
+OPENCODE_PLUGIN_PACKAGE = "@opencode-ai/plugin"
+_DEPENDENCY_KINDS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+
+
+def _names(manifest: object) -> set:
+    if not isinstance(manifest, dict):
+        return set()
+    return {name for kind in _DEPENDENCY_KINDS if isinstance(manifest.get(kind), dict) for name in manifest[kind]}
+
+
+def _json_or_empty(path: str) -> object:
+    try:
+        raw = files.read(path)
+        return json.loads(raw.decode("utf-8")) if raw is not None else {}
+    except (jsonmerge.ConfigError, ValueError):
+        return {}
+
+
+def opencode_install_pending(folder: str) -> Optional[str]:
+    """Why opencode will run an npm install in its config ``folder`` at its next start,
+    or None when it will not."""
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        return None
+    if not os.path.isdir(os.path.join(folder, "node_modules")):
+        return "has no node_modules"
+    lock = _json_or_empty(os.path.join(folder, "package-lock.json"))
+    packages = lock.get("packages") if isinstance(lock, dict) else None
+    root = packages.get("") if isinstance(packages, dict) else None
+    wanted = _names(_json_or_empty(os.path.join(folder, "package.json"))) | {OPENCODE_PLUGIN_PACKAGE}
+    missing = sorted(wanted - _names(root))
+    if not missing:
+        return None
+    return f"has no package-lock.json entry for {', '.join(missing)}"

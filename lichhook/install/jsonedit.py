@@ -186,6 +186,17 @@ class Doc:
         if text != node.raw:
             self._splice(node.start, node.end, text)
 
+    def replace_items(self, path: Path, start: int, stop: int, values: Sequence[Any]) -> None:
+        """Put the scalars ``values`` in place of items ``start`` to ``stop`` (at least
+        one) of the array at ``path``, separated as its first two items are."""
+        node = self.at(path)
+        kids = node.items() if node is not None and node.kind == "array" else []
+        if not 0 <= start < stop <= len(kids):
+            raise KeyError(path)
+        sep = self.text[kids[0].end:kids[1].start] if len(kids) > 1 else ", "
+        text = sep.join(self._dumps(v, None, "", "", ", ", ": ") for v in values)
+        self._splice(kids[start].start, kids[stop - 1].end, text)
+
     def replace_raw(self, path: Path, raw: str) -> None:
         """Put the JSON text ``raw`` at ``path`` as it is."""
         node = self.at(path)

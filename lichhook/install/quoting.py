@@ -174,7 +174,8 @@ def dual_words(argv: Sequence[str], short_path: Optional[Callable[[str], Optiona
     The program comes first and must be a bare word: PowerShell prints a leading quoted
     string instead of running it, and cmd.exe reads PowerShell's ``&`` as a command
     separator. A word that cannot be bare is tried in its 8.3 short form (``short_path``,
-    e.g. ``C:\\PROGRA~1\\...``); an argument without one is double-quoted. Raises
+    e.g. ``C:\\PROGRA~1\\...``); an argument without one is double-quoted. A one-letter
+    option (``-I``) is bare: both shells hand it to a program as it is. Raises
     QuotingError when no such line exists.
     """
     def bare(word: str) -> Optional[str]:
@@ -189,7 +190,11 @@ def dual_words(argv: Sequence[str], short_path: Optional[Callable[[str], Optiona
             f"the program path {argv[0]!r} has characters that need quoting, and no short (8.3) "
             "form without them exists; PowerShell and cmd.exe need different quoting for it"
         )
-    return [program] + [bare(a) or dual_quote(a) for a in argv[1:]]
+    return [program] + [a if _short_option(a) else bare(a) or dual_quote(a) for a in argv[1:]]
+
+
+def _short_option(word: str) -> bool:
+    return len(word) == 2 and word[0] == "-" and word[1].isascii() and word[1].isalpha()
 
 
 def dual_command(argv: Sequence[str], short_path: Optional[Callable[[str], Optional[str]]] = None) -> str:

@@ -1,12 +1,21 @@
-"""What every registration points at: one Python and the stable archive, and how to
-spell ``<python> <archive> <subcommand...>`` for each harness's shell."""
+"""What every registration points at: one Python and its copy of the archive, and how to
+spell ``<python> -I -S <archive> <subcommand...>`` for each harness's shell.
+
+The flags (``INTERPRETER_FLAGS``) start the interpreter isolated from the caller's
+environment: ``-I`` ignores ``PYTHONPATH`` and every other ``PYTHON*`` variable, the
+current folder and the user's site-packages, so a project's ``json.py`` or ``select.py``
+never runs inside a hook; ``-S`` skips ``site``, whose ``.pth`` files can cost tens of
+milliseconds at every start for nothing lichhook uses (adapters installed as packages are
+still found: the host runs ``site`` itself before it looks for them).
+docs/performance.md measures both.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from lichhook.install import quoting
+from lichhook.install import quoting, stable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,9 +41,18 @@ def windows_short_path(path: str) -> Optional[str]:
         return None
 
 
+INTERPRETER_FLAGS = ("-I", "-S")
+
+
 class Target:
     """``python`` and ``archive`` as registered; ``windows`` says which OS the
-    registration is for (tests render Windows forms on any OS)."""
+    registration is for (tests render Windows forms on any OS).
+
+    Every archive copy lichhook installs lies in one folder (``root``): the copy for each
+    Python version in a sub-folder named for it (``stable``: a complete archive and its
+    hooks archive), or, as an earlier release put it, in the folder itself. An entry
+    naming any of them is lichhook's. ``archive`` is what hooks run; ``server()`` gives
+    the target of the MCP server."""
 
     def __init__(self, python: str, archive: str, windows: bool = sys.platform == "win32",
                  short_path: Optional[Callable[[str], Optional[str]]] = None) -> None:
@@ -42,9 +60,21 @@ class Target:
         self.archive = archive
         self.windows = windows
         self.short_path = short_path if short_path is not None else (windows_short_path if windows else None)
+        folder = self._paths.dirname(archive)
+        self.root = self._paths.dirname(folder) if stable.is_version_folder(self._paths.basename(folder)) else folder
+
+    @property
+    def _paths(self):
+        import ntpath
+        import posixpath
+
+        return ntpath if self.windows else posixpath
+
+    def with_python(self, python: str) -> "Target":
+        return Target(python, self.archive, self.windows, self.short_path)
 
     def argv(self, *args: str) -> List[str]:
-        return [self.python, self.archive, *args]
+        return [self.python, *INTERPRETER_FLAGS, self.archive, *args]
 
     def short(self, path: str) -> Optional[str]:
         """The 8.3 short form of ``path``, also before its last parts exist: the archive
@@ -80,7 +110,7 @@ class Target:
 
     def sh_line(self, *args: str) -> str:
         """The command for a POSIX shell: ``sh -c``, bash, Git Bash, Crush's interpreter."""
-        return quoting.sh_join([self._sh_path(self.python), self._sh_path(self.archive), *args])
+        return quoting.sh_join([self._sh_path(self.python), *INTERPRETER_FLAGS, self._sh_path(self.archive), *args])
 
     def sh_quoted(self) -> List[str]:
         """The paths the POSIX line has to put in quotes, as it writes them: none when each
@@ -110,19 +140,60 @@ class Target:
             "here, give each folder on that path whose name needs the quotes a short name (as "
             "administrator: fsutil file setshortname), then run install again")
 
-    def marks(self) -> tuple:
-        """Texts of which one appears in every command line that runs this archive, in
-        whichever form lichhook wrote it. A hook entry holding one is lichhook's own."""
-        forms = {self.archive, self._sh_path(self.archive)}
-        forms |= {quoting.sh_quote(f) for f in list(forms)}
-        forms.add(quoting.ps_quote(self.archive))
-        short = self.short(self.archive)
+    def _root_forms(self) -> set:
+        """Every spelling of ``root`` lichhook writes: as is, with forward slashes (Windows
+        POSIX lines), and in its short form."""
+        forms = {self.root}
+        short = self.short(self.root)
         if short:
             forms.add(short)
-        return tuple(sorted(forms))
+        if self.windows:
+            forms |= {f.replace("\\", "/") for f in list(forms)}
+        return forms
+
+    def archive_of(self, word: str) -> Optional[str]:
+        """The archive ``word`` names, in whichever form lichhook wrote it (long or short,
+        either slash), or None when it names none of lichhook's archives."""
+        paths = self._paths
+        name = paths.basename(word)
+        if name not in (stable.ARCHIVE_NAME, stable.HOOKS_NAME):
+            return None
+        folder = paths.dirname(word)
+        version = paths.basename(folder)
+        roots = self._root_forms()
+        if stable.is_version_folder(version) and paths.dirname(folder) in roots:
+            return paths.join(self.root, version, name)
+        if folder in roots and name == stable.ARCHIVE_NAME:
+            return paths.join(self.root, name)
+        return None
+
+    def copy_of(self, word: str) -> Optional[str]:
+        """The complete archive of the copy ``word`` names (the one beside a hooks
+        archive), or None."""
+        archive = self.archive_of(word)
+        if archive is None or self._paths.basename(archive) != stable.HOOKS_NAME:
+            return archive
+        return self._paths.join(self._paths.dirname(archive), stable.ARCHIVE_NAME)
+
+    def server(self) -> "Target":
+        """The target of long-running commands (the MCP server): the complete archive of
+        this copy, which holds every module, not its hooks archive."""
+        paths = self._paths
+        if paths.basename(self.archive) != stable.HOOKS_NAME:
+            return self
+        complete = paths.join(paths.dirname(self.archive), stable.ARCHIVE_NAME)
+        return Target(self.python, complete, self.windows, self.short_path)
 
     def owns(self, text: str) -> bool:
-        return any(mark in text for mark in self.marks())
+        """Whether ``text`` (command strings joined by newlines, as an entry holds them)
+        runs one of lichhook's archive copies."""
+        from lichhook.install.harness import split_words
+
+        for line in text.split("\n"):
+            words = split_words(line) or []
+            if any(self.archive_of(w) for w in [line, *words]):
+                return True
+        return False
 
 
 def current_python() -> str:

@@ -9,8 +9,9 @@ into the archive, pinned by hash, imported only by install, uninstall and doctor
 
 - **add**: the table, rendered by tomlkit, is appended after one blank line, in the
   file's line endings (and without a final newline when the file has none);
-- **update**: only ``command`` and the first two ``args`` items are set, through
-  tomlkit, so comments, other keys (``env``) and arguments after ours stay;
+- **update**: only ``command`` and the ``args`` items up to ``mcp`` (the interpreter's
+  options and the archive) are set, through tomlkit, so comments, other keys (``env``)
+  and arguments after ours stay;
 - **remove**: tomlkit gives the text of the table and of its sub-tables; exactly those
   lines go, except comment and blank lines at their end, which belong to what follows,
   and the blank line lichhook added before the table.
@@ -81,6 +82,21 @@ def server(value: dict) -> Any:
     """What ``mcp_servers.lichhook`` holds in a plain value (None when absent)."""
     servers = value.get(KEY[0])
     return servers.get(KEY[1]) if isinstance(servers, dict) else None
+
+
+def _wanted(target: Target) -> dict:
+    python, *args = target.server().argv("mcp")
+    return {"command": python, "args": args}
+
+
+def archive_index(args: Any, target: Target) -> Optional[int]:
+    """Where the archive stands in ``args`` (after the interpreter's options), or None
+    when the first word that is not an option names none of lichhook's archives."""
+    for i, item in enumerate(args if isinstance(args, list) else ()):
+        if isinstance(item, str) and item.startswith("-"):
+            continue
+        return i if isinstance(item, str) and target.archive_of(item) else None
+    return None
 
 
 def _strings(entry: dict) -> str:
@@ -205,7 +221,7 @@ def render(target: Target, newline: str) -> str:
     """lichhook's table as tomlkit writes it, in the file's line endings."""
     import tomlkit
 
-    text = tomlkit.dumps({KEY[0]: {KEY[1]: {"command": target.python, "args": [target.archive, "mcp"]}}})
+    text = tomlkit.dumps({KEY[0]: {KEY[1]: _wanted(target)}})
     return text.replace("\n", newline)
 
 
@@ -219,11 +235,12 @@ def _encoded(text: str, path: str) -> bytes:
 
 def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Optional[bytes]:
     """The config with lichhook's server added or brought up to date."""
+    target = target.server()  # a long-running server runs the complete archive
     bom, original = decode(raw, path) if raw is not None else (b"", "")
     text = drop_legacy_markers(original)
     value = parse(text, path).unwrap()
     servers, entry = value.get(KEY[0]), server(value)
-    wanted = {"command": target.python, "args": [target.archive, "mcp"]}
+    wanted = _wanted(target)
     new: Optional[str] = None
     if servers is not None and not isinstance(servers, dict):
         notes.append(f"{path} defines mcp_servers as something other than a table; add [mcp_servers.lichhook] "
@@ -261,32 +278,56 @@ def _appended(text: str, target: Target, value: dict, wanted: dict) -> Optional[
 
 
 def _updated(text: str, path: str, target: Target, entry: dict, notes: List[str]) -> Optional[str]:
-    """Set lichhook's own words (command, args[0], args[1]); keep everything else."""
+    """Set lichhook's own words (command, and args up to ``mcp``); keep everything else."""
     args = entry.get("args")
-    marks = set(target.marks())
-    if not (isinstance(entry.get("command"), str) and isinstance(args, list) and args
-            and args[0] in marks and args[1:2] == ["mcp"]):
+    i = archive_index(args, target)
+    if not (isinstance(entry.get("command"), str) and isinstance(args, list) and i is not None
+            and args[i + 1:i + 2] == ["mcp"]):
         notes.append(f"left your changed [mcp_servers.lichhook] in {path} as it is: lichhook cannot tell its own "
                      "words in it. To update it, remove that table and install again.")
         return None
-    if entry["command"] == target.python and args[0] == target.archive:
+    wanted = _wanted(target)
+    prefix = wanted["args"][:-1]  # the options and the archive
+    if entry["command"] == wanted["command"] and args[:i + 1] == prefix:
         return None
     doc = parse(text, path)
     table = doc[KEY[0]][KEY[1]]
-    if entry["command"] != target.python:
-        table["command"] = target.python
-    if args[0] != target.archive:
-        table["args"][0] = target.archive
+    if entry["command"] != wanted["command"]:
+        table["command"] = wanted["command"]
+    if args[:i + 1] != prefix:
+        table["args"] = _with_prefix(table["args"], i, prefix)
     candidate = doc.as_string()
     expected_value = parse(text, path).unwrap()
-    expected_value[KEY[0]][KEY[1]]["command"] = target.python
-    expected_value[KEY[0]][KEY[1]]["args"][0] = target.archive
+    expected_value[KEY[0]][KEY[1]]["command"] = wanted["command"]
+    expected_value[KEY[0]][KEY[1]]["args"] = prefix + args[i + 1:]
     # Nothing outside the table may move: compare the two texts with the table cut out.
     if _value(candidate) != expected_value or _without(candidate, path) != _without(text, path):
         notes.append(f"could not update [mcp_servers.lichhook] in {path} without changing text around it; "
-                     "update its command and first argument by hand")
+                     "update its command and the arguments before mcp by hand")
         return None
     return candidate
+
+
+def _with_prefix(array: Any, end: int, prefix: List[str]) -> Any:
+    """The tomlkit ``array`` with its items before ``end`` and the one at it (the options
+    and the archive) replaced by ``prefix``, the items after it kept as written."""
+    import tomlkit
+
+    text = array.as_string()
+    if "\n" not in text and "#" not in text:
+        # One line: written again whole, in tomlkit's spelling of lichhook's words and
+        # the user's items exactly as they stand.
+        ours = tomlkit.dumps({"a": prefix}).strip()[len("a = ["):-1]
+        theirs = [item.as_string() for item in list.__iter__(array)][end + 1:]
+        return tomlkit.parse("a = [" + ", ".join([ours, *theirs]) + "]\n")["a"]
+    # Several lines, perhaps with comments: item by item, the archive's item (and the
+    # comment after it) kept in place, the options before it replaced.
+    array[end] = prefix[-1]
+    for _ in range(end):
+        del array[0]
+    for value in reversed(prefix[:-1]):
+        array.insert(0, value)
+    return array
 
 
 def _without(text: str, path: str) -> Optional[str]:
@@ -331,6 +372,7 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
 def registration(raw: bytes, path: str, target: Target) -> Optional[tuple]:
     """(command text, python, archive, ours, additions) of ``mcp_servers.lichhook``, or
     None when absent. Raises ConfigError when the file cannot be read as TOML."""
+    target = target.server()
     bom, text = decode(raw, path)
     entry = server(parse(text, path).unwrap())
     if entry is None:
@@ -340,12 +382,15 @@ def registration(raw: bytes, path: str, target: Target) -> Optional[tuple]:
     command, args = entry.get("command"), entry.get("args")
     args = args if isinstance(args, list) else []
     python = command if isinstance(command, str) else None
-    archive = args[0] if args and isinstance(args[0], str) else None
+    i = archive_index(args, target)
+    if i is None:  # another lichhook archive: its first word that is not an option
+        i = next((k for k, a in enumerate(args) if not (isinstance(a, str) and a.startswith("-"))), len(args))
+    archive = args[i] if i < len(args) and isinstance(args[i], str) else None
     ours = is_ours(entry, target)
     additions = []
     if ours:
-        if args[2:]:
-            additions.append("arguments after lichhook's: " + " ".join(str(a) for a in args[2:]))
+        if args[i + 2:]:
+            additions.append("arguments after lichhook's: " + " ".join(str(a) for a in args[i + 2:]))
         additions.extend(f"{key!r} added" for key in entry if key not in ("command", "args"))
     text_of = " ".join(str(p) for p in [command, *args])
     return text_of, python, archive, ours, additions

@@ -1,5 +1,7 @@
 """Waits a session has to keep: kept under a caller's name (who@node), bound to a session.
 
-The command line is ``cli``, the Python entry point ``api.run_op``. The store of record is
-``store``; the mirrored files the hooks read are written by ``mirror``.
+The command line is ``cli``, the Python entry point ``api.run_op``. ``rules`` holds the
+ops as pure changes to the state; ``folder`` owns everything on disk: the layout, how each
+file is opened, read and written, the checks, the lock and the transaction every op runs
+in, and the reading the Claude Code hooks do.
 """

@@ -1,8 +1,9 @@
 """``run_op``: one waits op, from arguments to the JSON-able answer the CLI prints.
 
 Order of work: check the session id, then the name, then the op and its arguments; only
-then touch the disk. Under the store's lock: load the state, apply the op (or refuse,
-writing nothing), save the state, bring the mirrors in line, release the lock.
+then touch the disk, through ``folder.transaction``: under the store's lock, load the
+state, apply the op (or refuse, writing nothing), save the state, bring the mirrors in
+line, release the lock.
 """
 
 from __future__ import annotations
@@ -75,55 +76,23 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
     answer = {"ok": True, "op": op, "name": name, "session": session}
 
     from lichhook.paths import waits_dir
-    from lichhook.waits.mirror import make_private_folder, sync, utc_now
-    from lichhook.waits.rules import empty_state
-    from lichhook.waits.store import FolderLock, StoreError, clear_dirty, mark_dirty, mirrors_suspect, open_store, save
+    from lichhook.waits.folder import FolderRefused, transaction, utc_now
 
     folder = os.path.abspath(waits_dir(environ, explicit_dir))
     now = utc_now()
-    if not os.path.isdir(folder):
-        # Nothing is stored yet: an op the empty state refuses must not create the folder.
-        try:
-            apply(empty_state(), op, name, session, now, **args)
-        except Refused as refused:
-            return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
     try:
         here: str | None = this_node(environ)
     except BadId:
         here = None  # the index still gets written; its node stays unknown
-    saved = False
     try:
-        make_private_folder(folder)
-        with FolderLock(folder):
-            state = open_store(folder)
-            full = mirrors_suspect(folder)
-            try:
-                result, changed = apply(state, op, name, session, now, **args)
-            except Refused as refused:
-                if full:
-                    _mend(folder, state, here, now)  # the mirrors must not wait for a successful op
-                return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
-            if changed:
-                mark_dirty(folder)
-                save(folder, state)
-                saved = True
-            previous = result.get("previous_session")
-            sync(folder, state, here, now, also=(previous,) if previous else (), full=full)
-            if changed or full:
-                clear_dirty(folder)
-    except StoreError as exc:
+        result, warning = transaction(
+            folder, lambda state: apply(state, op, name, session, now, **args), here, now)
+    except Refused as refused:
+        return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
+    except FolderRefused as exc:
         return _refusal(op, str(exc), name=name, session=session)
     except OSError as exc:
-        # os.replace names the temporary file first; the file in the way is the second.
-        where = getattr(exc, "filename2", None) or exc.filename or folder
-        if saved:
-            # The op is in the store; saying it failed would invite a duplicate retry.
-            answer.update(result)
-            answer["warning"] = (
-                f"the op was recorded, but the mirror files could not be brought up to date "
-                f"({where}: {exc.strerror or exc}); the next op will retry"
-            )
-            return answer
+        where = exc.filename or folder
         return _refusal(
             op,
             f"cannot use the waits folder {folder} ({where}: {exc.strerror or exc}); make it writable "
@@ -132,16 +101,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
             session=session,
         )
     answer.update(result)
+    if warning:
+        # The op is in the store; saying it failed would invite a duplicate retry.
+        answer["warning"] = warning
     return answer
-
-
-def _mend(folder: str, state: dict, node: str | None, now: str) -> None:
-    """Check every mirror against the unchanged store, for an op that is refused anyway."""
-    from lichhook.waits.mirror import sync
-    from lichhook.waits.store import clear_dirty
-
-    try:
-        sync(folder, state, node, now, full=True)
-        clear_dirty(folder)
-    except OSError:
-        pass  # the refusal is the answer; the next op tries again

@@ -13,7 +13,6 @@ WHAT_MAX = 500
 NOTE_MAX = 500
 FAMILY_MAX = 100
 _FAMILY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/")
-_DIGITS = frozenset("0123456789")
 
 
 def _text(value: object, what: str, max_len: int) -> str:
@@ -62,16 +61,11 @@ def check_family(value: object) -> str | None:
 
 def check_id(value: object, op: str) -> str:
     """A wait id such as ``w3``, required by watched, said and done."""
+    from lichhook.ids import wait_id_problem
+
     if value is None or value == "":
         raise BadId(f"{op} needs id: the id of one of the name's open waits, such as 'w1' (list shows them)")
-    if (
-        not isinstance(value, str)
-        or len(value) < 2
-        or len(value) > 20
-        or value[0] != "w"
-        or value[1] == "0"
-        or any(c not in _DIGITS for c in value[1:])
-    ):
-        shown = repr(value[:40]) if isinstance(value, str) else f"of type {type(value).__name__}"
-        raise BadId(f"id {shown} is not a wait id; wait ids look like 'w1' (list shows the open waits)")
-    return value
+    problem = wait_id_problem(value)
+    if problem:
+        raise BadId(f"{problem}; wait ids look like 'w1' (list shows the open waits)")
+    return value  # type: ignore[return-value]

@@ -1,11 +1,7 @@
 """The binding rules and the ops, as pure changes to the store's state.
 
-The state is a plain JSON-able dict::
-
-    {"format": 1,
-     "names": {"who@node": {"session": <id or None>, "since": <UTC time or None>,
-                            "next": <next wait number>, "waits": [<open waits>],
-                            "displaced": [{"session": <old id>, "by": <new id>, "at": <time>}]}}}
+The state is the plain JSON-able dict kept in ``store.json``; its shape is set out, and
+checked, in ``lichhook.waits.folder``.
 
 ``apply`` either changes the state and returns the op's result, or raises ``Refused`` having
 changed nothing, so a refused op never needs its state written back.
@@ -14,7 +10,6 @@ changed nothing, so a refused op never needs its state written back.
 from __future__ import annotations
 
 OPS = ("add", "list", "watched", "said", "done", "adopt")
-FORMAT = 1
 # How many earlier holders of a name are remembered, to tell each that it was adopted.
 DISPLACED_KEPT = 20
 
@@ -32,21 +27,12 @@ class Refused(Exception):
         self.extra = extra or {}
 
 
-def empty_state() -> dict:
-    return {"format": FORMAT, "names": {}}
-
-
 def holder_of(state: dict, session: str) -> Optional[str]:
     """The name ``session`` holds, or None."""
     for name, entry in state["names"].items():
         if entry["session"] == session:
             return name
     return None
-
-
-def bound_sessions(state: dict) -> dict:
-    """session id -> the name it holds, for every bound name."""
-    return {entry["session"]: name for name, entry in state["names"].items() if entry["session"]}
 
 
 def _mismatch(name: str, entry: dict, session: str) -> Refused:

@@ -1,13 +1,17 @@
-"""Codex with lichhook installed: the SessionStart hook runs once trusted, and Codex sees
-lichhook's MCP server."""
+"""Codex with lichhook installed: the SessionStart hooks run once trusted, doctor says which
+are, Codex sees lichhook's MCP server, and the model is told its session id for the waits tool."""
 
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 
 import pytest
 
-from testkit.models import hold, text
+from testkit.archive import installed_copy
+from testkit.models import hold, text, tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +47,143 @@ def test_codex_lists_the_lichhook_mcp_server(codex):
     servers = {s["name"]: s for s in json.loads(done.stdout)}
     transport = servers["lichhook"]["transport"]
     assert servers["lichhook"]["enabled"] is True
-    archive = codex.home / ".local" / "share" / "lichhook" / "lichhook.pyz"
-    assert (transport["type"], transport["args"]) == ("stdio", [str(archive), "mcp"])
+    archive = installed_copy(codex.home)
+    assert (transport["type"], transport["args"]) == ("stdio", ["-I", "-S", str(archive), "mcp"])
     plain = codex.run(["codex", "mcp", "list"], lich=False).stdout.decode()
     assert "lichhook" in plain and "enabled" in plain
+
+
+# -- trust ---------------------------------------------------------------------------------
+
+OURS = ("codex", "codex-waits session-start")
+
+
+def trust_lines(box) -> dict:
+    """lichhook doctor's trust line for each of lichhook's Codex hooks, by subcommand."""
+    out = box.lichhook("doctor").stdout.decode()
+    lines = [line.strip() for line in out.split("Codex CLI (codex)")[1].split("\n\n")[0].splitlines()
+             if line.strip().startswith("trust:")]
+    return {sub: next(line for line in lines if f"'{sub}'" in line) for sub in OURS}
+
+
+def codex_problems(box) -> list:
+    out = box.lichhook("doctor").stdout.decode()
+    return [line for line in out.splitlines() if line.startswith("problem: codex:")]
+
+
+def test_doctor_tells_an_untrusted_hook_apart_from_a_trusted_one(codex):
+    for sub, line in trust_lines(codex).items():
+        assert "not trusted yet, so Codex skips it without a word" in line, line
+    problems = codex_problems(codex)
+    assert len(problems) == 2 and all("Trust all and continue" in p for p in problems), problems
+    codex.run(codex.harness.headless("Say hello.", trusted=False))
+    assert codex.reports(0) == []  # what doctor said: Codex skipped the hook
+
+    records = codex.harness.trust_in_tui(codex)
+    listed = {h["key"]: h for h in codex.harness.hooks_list(codex)}
+    assert sorted(records) == sorted(listed) and len(records) == 2
+    for key, trusted in records.items():
+        # lichhook's hash is the one Codex wrote when the user trusted the hook
+        assert listed[key]["trustStatus"] == "trusted" and listed[key]["currentHash"] == trusted
+    for sub, line in trust_lines(codex).items():
+        assert line.startswith(f"trust: SessionStart hook '{sub}': trusted by Codex"), line
+    assert codex_problems(codex) == []
+    # Trusted, the hook runs without --dangerously-bypass-hook-trust.
+    done = codex.run(codex.harness.headless("Say hello.", trusted=False))
+    assert codex.accepted(1) == [("codex", codex.harness.session_id(done))]
+
+
+def test_a_reinstall_keeps_the_trust_and_a_changed_entry_loses_it(codex, tmp_path):
+    codex.harness.trust_in_tui(codex)
+    folder = codex.home / ".codex"
+    before = {name: (folder / name).read_bytes() for name in ("hooks.json", "config.toml")}
+    again = codex.install().stdout.decode()
+    assert {name: (folder / name).read_bytes() for name in before} == before  # not a byte changed
+    assert "Trust all and continue" not in again  # nothing to trust
+    assert all("trusted by Codex" in line for line in trust_lines(codex).values())
+    done = codex.run(codex.harness.headless("Say hello.", trusted=False))
+    assert codex.accepted(1) == [("codex", codex.harness.session_id(done))]
+
+    # Another Python changes what the hooks run: Codex wants them reviewed again.
+    other = tmp_path / "other" / "python3"
+    other.parent.mkdir()
+    other.symlink_to(sys.executable)
+    moved = subprocess.run([str(other), str(codex.pyz), "install", "codex"], env=codex.environ(lich=False),
+                           capture_output=True, timeout=60)
+    assert moved.returncode == 0, moved.stderr
+    assert "Codex does not run lichhook's SessionStart hook" in moved.stdout.decode()
+    assert "Trust all and continue" in moved.stdout.decode()
+    for line in trust_lines(codex).values():
+        assert "changed since you trusted it" in line, line
+    assert {h["trustStatus"] for h in codex.harness.hooks_list(codex)} == {"modified"}
+    codex.run(codex.harness.headless("Say hello.", trusted=False))
+    assert len(codex.reports(1)) == 1  # no second report: Codex skipped the changed hook
+
+
+ENTRY_SHAPES = {
+    "as installed": {},
+    "a longer timeout": {"timeout": 30},
+    "no timeout": {"timeout": None},
+    "a status message": {"statusMessage": "Telling lich…"},
+    "async": {"async": True},
+    "a context limit": {"additionalContextLimit": 100},
+    "a Windows line": {"commandWindows": "C:\\Python\\python.exe lichhook.pyz codex"},
+    "a key Codex does not know": {"note": "mine"},
+}
+
+
+def test_lichhooks_hash_is_the_one_codex_computes(codex):
+    from lichhook.install import codextrust
+
+    path = codex.home / ".codex" / "hooks.json"
+    installed = json.loads(path.read_text())
+    for shape, change in ENTRY_SHAPES.items():
+        document = json.loads(json.dumps(installed))
+        group = document["hooks"]["SessionStart"][0]
+        for key, value in change.items():
+            if value is None:
+                group["hooks"][0].pop(key, None)
+            else:
+                group["hooks"][0][key] = value
+        if shape == "async":
+            group["matcher"] = "startup|resume"
+        path.write_text(json.dumps(document))
+        listed = {h["key"]: h["currentHash"] for h in codex.harness.hooks_list(codex)}
+        for i, handler in enumerate(group["hooks"]):
+            key = codextrust.key(str(path), "SessionStart", 0, i)
+            assert listed[key] == codextrust.hook_hash("SessionStart", group, handler, windows=False), shape
+
+
+# -- waits ---------------------------------------------------------------------------------
+
+TOLD = re.compile(r"Your Codex session id is ([^ ]+)\. No tool tells you this id")
+# `codex exec` asks no one, so an MCP tool call needs the user's standing approval; install
+# leaves that decision to the user (docs/install.md), the test gives it on the command line.
+APPROVED = ("-c", 'mcp_servers.lichhook.tools.claude_code_wait.approval_mode="approve"')
+
+
+def told(request) -> str:
+    """The session id the SessionStart hook gave the model, as the model reads it."""
+    found = TOLD.search(request.text())
+    assert found, request.text()[:3000]
+    return found.group(1)
+
+
+def wait_op(op: str, **fields):
+    return tool_call("claude_code_wait", lambda request: dict(op=op, by="reviewer", session=told(request), **fields))
+
+
+def test_the_model_is_told_its_session_id_and_keeps_waits_with_the_mcp_tool(codex):
+    codex.model.script(wait_op("add", what="CI run 4512", family="ci.build"), wait_op("list"))
+    done = codex.run(codex.harness.headless("Record the CI run you wait for.", *APPROVED))
+    sid = codex.harness.session_id(done)
+    first, *later = codex.model.model_requests()
+    assert "mcp__lichhook" in first.tool_names()  # Codex offers the server's tools as one namespace
+    context = [m for m in first.body["input"] if m.get("role") == "developer" and TOLD.search(json.dumps(m))]
+    assert len(context) == 1 and told(first) == sid, codex.model.log()
+    added = json.loads(later[0].tool_results()[-1].split("Output:\n", 1)[-1])
+    assert added["ok"] is True and added["session"] == sid and added["wait"]["what"] == "CI run 4512", added
+    listed = json.loads(later[1].tool_results()[-1].split("Output:\n", 1)[-1])
+    assert [w["id"] for w in listed["waits"]] == [added["wait"]["id"]], listed
+    assert "mcp: lichhook/claude_code_wait (completed)" in done.stderr.decode() + done.stdout.decode()
+    assert not codex.model.pending()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from testkit.models import tool_call
+from testkit.servers import FaultServer
 
 pytestmark = pytest.mark.e2e
 
@@ -40,3 +41,25 @@ def test_a_fork_is_reported_and_a_plain_continue_is_not(opencode):
         opencode.harness.headless("Try another way.", "--session", first, "--fork")))
     assert forked != first
     assert opencode.accepted(2) == [("opencode", first), ("opencode", forked)]
+
+
+def test_opencode_asks_npm_for_its_plugin_package_exactly_when_doctor_says_it_will(sandbox):
+    """opencode installs @opencode-ai/plugin into its config folder before it loads any plugin,
+    unless that folder holds node_modules and a lock naming the package (as the kit's does, and
+    as a successful install leaves it). lichhook cannot avoid it; doctor says when it is due."""
+    box = sandbox("opencode", installed=True)
+    folder = box.home / ".config" / "opencode"
+    registry = FaultServer("status", 404)  # an npm registry that knows no package, and says so at once
+    npm = {"npm_config_registry": f"http://127.0.0.1:{registry.port}/"}
+    try:
+        assert "@opencode-ai/plugin" not in box.lichhook("doctor").stdout.decode()
+        box.run(box.harness.headless("Say hello."), **npm)
+        assert registry.requests == []
+        for name in ("node_modules", "package.json", "package-lock.json"):
+            (folder / name).unlink()
+        assert "and that folder has no node_modules" in box.lichhook("doctor").stdout.decode()
+        box.run(box.harness.headless("Say hello."), **npm)
+        assert any(b"@opencode-ai" in request.split(b"\r\n", 1)[0] for request in registry.requests), registry.requests
+    finally:
+        registry.close()
+    assert len(box.accepted(2)) == 2

@@ -5,6 +5,8 @@ import { spawn } from "node:child_process";
 
 const PYTHON = "@PYTHON@";
 const ARCHIVE = "@ARCHIVE@";
+// The interpreter's options: -I keeps the project's PYTHONPATH and folder out, -S skips site.
+const FLAGS = "@FLAGS@";
 
 function insideLich() {
   const env = process.env;
@@ -17,7 +19,7 @@ function insideLich() {
 // (a missing Python, a closed pipe) reaches opencode.
 function forward(event) {
   try {
-    const child = spawn(PYTHON, [ARCHIVE, "opencode"], {
+    const child = spawn(PYTHON, [...FLAGS, ARCHIVE, "opencode"], {
       stdio: ["pipe", "ignore", "ignore"],
       windowsHide: true,
       detached: true,

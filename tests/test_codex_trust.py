@@ -1,0 +1,226 @@
+"""Whether Codex trusts lichhook's hooks: the key and hash as Codex 0.171.0 computes them,
+held to the bytes it wrote (tests/fixtures/codex-0.171.0), and doctor and install saying it
+through the archive."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import tomlkit
+
+from lichhook.install import codextrust
+from testkit.constants import ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures" / "codex-0.171.0"
+CAPTURED = "/tmp/lichhook-codex-fixture/home"
+SOURCE = f"{CAPTURED}/.codex/hooks.json"
+PY = os.path.abspath(sys.executable)
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def records(name: str) -> dict:
+    return codextrust.records(tomlkit.parse(fixture(name)).unwrap())
+
+
+def handlers(name: str):
+    """(event, group index, group, handler index, handler) of every hook in a hooks.json."""
+    for event, groups in json.loads(fixture(name))["hooks"].items():
+        for gi, group in enumerate(groups):
+            for hi, handler in enumerate(group["hooks"]):
+                yield event, gi, group, hi, handler
+
+
+def listed(name: str) -> dict:
+    return {h["key"]: h for h in json.loads(fixture(name))}
+
+
+# -- the computation, against what Codex wrote ----------------------------------------------
+
+
+def test_every_hash_is_the_one_codex_wrote_when_the_user_trusted_it():
+    trusted, seen = records("config.toml"), listed("hooks-list.json")
+    keys = []
+    for event, gi, group, hi, handler in handlers("hooks.json"):
+        key = codextrust.key(SOURCE, event, gi, hi)
+        keys.append(key)
+        current = codextrust.hook_hash(event, group, handler, windows=False)
+        assert current == trusted[key]["trusted_hash"] == seen[key]["currentHash"], (event, handler)
+        assert codextrust.status(current, trusted[key]) == codextrust.TRUSTED
+    assert sorted(keys) == sorted(trusted) == sorted(seen)  # one record per hook, none left over
+
+
+def test_a_changed_command_is_modified_and_a_hook_turned_off_is_not_enabled():
+    state, seen = records("config-disabled.toml"), listed("hooks-list-reinstalled.json")
+    for event, gi, group, hi, handler in handlers("hooks-reinstalled.json"):
+        key = codextrust.key(SOURCE, event, gi, hi)
+        current = codextrust.hook_hash(event, group, handler, windows=False)
+        assert current == seen[key]["currentHash"]
+        assert codextrust.status(current, state.get(key)) == seen[key]["trustStatus"], key
+        assert codextrust.enabled(state.get(key)) is seen[key]["enabled"], key
+    assert {seen[k]["trustStatus"] for k in seen if ":session_start:1:" in k} == {"modified"}
+
+
+SESSION_START = {"hooks": [{"type": "command", "command": "/usr/bin/python3 /x/lichhook.pyz codex", "timeout": 5}]}
+
+
+@pytest.mark.parametrize("change,same", [
+    ({"timeout": 5.0}, None), ({"timeout": -1}, None), ({"timeout": True}, None), ({"async": None}, None),
+    ({"command": "   "}, None), ({"type": "prompt"}, None), ({"statusMessage": 3}, None),
+    ({"note": "ignored"}, True), ({"commandWindows": "C:\\py.exe x"}, True), ({"timeout": 0}, False),
+])
+def test_what_codex_cannot_run_has_no_hash_and_what_it_ignores_changes_nothing(change, same):
+    group = json.loads(json.dumps(SESSION_START))
+    base = codextrust.hook_hash("SessionStart", group, group["hooks"][0], windows=False)
+    group["hooks"][0].update(change)
+    got = codextrust.hook_hash("SessionStart", group, group["hooks"][0], windows=False)
+    assert (got is None) if same is None else ((got == base) is same)
+
+
+def test_on_windows_the_hash_is_over_the_windows_line():
+    group = json.loads(json.dumps(SESSION_START))
+    handler = group["hooks"][0]
+    handler["commandWindows"] = "C:\\Python312\\python.exe C:\\x\\lichhook.pyz codex"
+    windows = codextrust.identity("SessionStart", group, handler, windows=True)
+    assert windows is not None and windows["hooks"][0]["command"] == handler["commandWindows"]
+    assert "commandWindows" not in windows["hooks"][0]
+
+
+# -- doctor and install, through the archive --------------------------------------------------
+
+
+def relocated(home: Path, config: str, hooks: str) -> dict:
+    """The fixture files in ``home``'s Codex folder, unchanged but for the key prefix in the
+    trust records (Codex keys them by the real path of its folder, which is the test's here),
+    and the environment in which lichhook's archive is the one the fixture's commands name."""
+    codex = home / ".codex"
+    codex.mkdir()
+    (codex / "hooks.json").write_bytes((FIXTURES / hooks).read_bytes())
+    text = fixture(config).replace(f'"{SOURCE}:', f'"{os.path.realpath(codex)}/hooks.json:')
+    (codex / "config.toml").write_text(text, encoding="utf-8")
+    return {"XDG_DATA_HOME": f"{CAPTURED}/.local/share"}
+
+
+def trust_lines(out: str) -> dict:
+    section = out.split("Codex CLI (codex)")[1].split("\n\n")[0]
+    return {line.split("'")[1]: line.strip() for line in section.splitlines() if line.strip().startswith("trust:")}
+
+
+def test_doctor_says_codex_trusts_the_hooks_it_trusted(run, home):
+    env = relocated(home, "config.toml", "hooks.json")
+    out = run("doctor", env=env).stdout.decode()
+    lines = trust_lines(out)
+    assert set(lines) == {"codex", "codex-waits session-start"}
+    assert all(line.endswith("trusted by Codex") for line in lines.values()), lines
+    assert not [line for line in out.splitlines() if "Codex does not run" in line]
+
+
+def test_doctor_says_which_hook_changed_and_which_was_turned_off(run, home):
+    env = relocated(home, "config-disabled.toml", "hooks-reinstalled.json")
+    result = run("doctor", env=env)
+    assert result.returncode == 1
+    out = result.stdout.decode()
+    lines = trust_lines(out)
+    key = f"{os.path.realpath(home / '.codex')}/hooks.json:session_start:1:0"
+    assert lines["codex"] == (f"trust: SessionStart hook 'codex': changed since you trusted it, so Codex skips it "
+                              f"without a word (Codex's key {key})")
+    assert "turned off in Codex's /hooks (changed since you trusted it)" in lines["codex-waits session-start"]
+    problems = [line for line in out.splitlines() if line.startswith("problem: codex: Codex does not run")]
+    assert len(problems) == 2
+    assert 'Fix: start codex; when it says "Hooks need review", choose "Trust all and continue"' in problems[0]
+    assert "Fix: start codex, open /hooks and turn it on, then trust it (press t on it)" in problems[1]
+
+
+def test_doctor_says_an_untrusted_hook_is_skipped_and_how_to_trust_it(run, home):
+    env = relocated(home, "config.toml", "hooks.json")
+    config = home / ".codex" / "config.toml"
+    config.write_text(config.read_text().split("[hooks.state]")[0])
+    out = run("doctor", env=env).stdout.decode()
+    for line in trust_lines(out).values():
+        assert "not trusted yet, so Codex skips it without a word" in line
+    assert "lichhook never does it for you" in out
+
+
+def expected_hash(command: str) -> str:
+    """Codex's hash of a SessionStart hook lichhook writes, spelled out (see codextrust)."""
+    canonical = json.dumps({"event_name": "session_start", "hooks": [
+        {"async": False, "command": command, "timeout": 5, "type": "command"}]}, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def trust_all(home: Path) -> None:
+    """What Codex writes when the user trusts lichhook's hooks."""
+    codex = home / ".codex"
+    group = json.loads((codex / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"]
+    tables = "".join(f'\n[hooks.state."{os.path.realpath(codex)}/hooks.json:session_start:0:{i}"]\n'
+                     f'trusted_hash = "{expected_hash(h["command"])}"\n' for i, h in enumerate(group))
+    with open(codex / "config.toml", "a", encoding="utf-8") as f:
+        f.write("\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n" + tables)
+
+
+def test_install_says_codex_needs_trust_until_it_has_it_and_a_reinstall_keeps_it(run, home):
+    out = run("install", "codex").stdout.decode()
+    assert out.count("note: Codex does not run lichhook's SessionStart hook") == 2
+    assert "not trusted yet" in out and "Trust all and continue" in out
+    again = run("install", "codex").stdout.decode()
+    assert again.count("note: Codex does not run lichhook's SessionStart hook") == 2  # it keeps saying so
+    trust_all(home)
+    codex = home / ".codex"
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in codex.iterdir()}
+    out = run("install", "codex").stdout.decode()
+    assert "Codex does not run" not in out
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in codex.iterdir()} == before
+    assert all(line.endswith("trusted by Codex") for line in trust_lines(run("doctor").stdout.decode()).values())
+
+
+def test_an_upgrade_keeps_the_report_hook_trusted_and_asks_only_for_the_new_one(run, home):
+    run("install", "codex")
+    hooks = home / ".codex" / "hooks.json"
+    doc = json.loads(hooks.read_text())
+    del doc["hooks"]["SessionStart"][0]["hooks"][1]  # what the previous release wrote
+    hooks.write_text(json.dumps(doc, indent=2))
+    trust_all(home)
+    out = run("install", "codex").stdout.decode()
+    assert f"changed {hooks}" in out
+    assert "hook 'codex-waits session-start'" in out and "hook 'codex' " not in out
+    lines = trust_lines(run("doctor").stdout.decode())
+    assert lines["codex"].endswith("trusted by Codex")
+    assert "not trusted yet" in lines["codex-waits session-start"]
+
+
+def test_a_symlinked_codex_home_is_keyed_by_its_real_path(run, home, tmp_path):
+    real = tmp_path / "dotfiles" / "codex"
+    real.mkdir(parents=True)
+    linked = home / "codex-link"
+    linked.symlink_to(real, target_is_directory=True)
+    env = {"CODEX_HOME": str(linked)}
+    run("install", "codex", env=env)
+    group = json.loads((real / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"]
+    with open(real / "config.toml", "a", encoding="utf-8") as f:
+        for i, h in enumerate(group):
+            f.write(f'\n[hooks.state."{real}/hooks.json:session_start:0:{i}"]\ntrusted_hash = "{expected_hash(h["command"])}"\n')
+    lines = trust_lines(run("doctor", env=env).stdout.decode())
+    assert all(line.endswith("trusted by Codex") for line in lines.values()), lines
+
+
+def test_a_standing_approval_of_the_tool_is_kept_by_install_and_removed_with_the_server(run, home, tmp_path):
+    run("install", "codex")
+    config = home / ".codex" / "config.toml"
+    approval = '\n[mcp_servers.lichhook.tools.claude_code_wait]\napproval_mode = "approve"\n'
+    original = config.read_text()
+    config.write_text(original + approval + '\n[tui]\nscreen_reader_detection_done = true\n')
+    other = tmp_path / "python3"
+    other.symlink_to(sys.executable)
+    run("install", "codex", python=str(other))
+    text = config.read_text()
+    assert approval in text and f'command = "{other}"' in text
+    assert "'tools' added" in run("doctor").stdout.decode()
+    run("uninstall", "codex")
+    assert "mcp_servers" not in config.read_text() and "[tui]" in config.read_text()
