@@ -155,6 +155,7 @@ DESCRIPTORS = (
         writers=("apply_patch", "Edit", "Write", "Bash"),
         registrations=(
             ("SessionStart", ("codex",), None, 5),
+            ("SessionStart", ("codex-waits", "session-start"), None, 5),
             ("UserPromptSubmit", ("codex", "UserPromptSubmit"), None, 5),
             ("PreToolUse", ("codex", "PreToolUse"), None, 5),
             ("PermissionRequest", ("codex", "PermissionRequest"), None, 5),

@@ -25,6 +25,7 @@ SUBCOMMANDS = frozenset(
     {
         "adapters",
         "claude-code",
+        "codex-waits",
         "demo",
         "doctor",
         "help",

@@ -42,6 +42,10 @@ def test_a_descriptor_says_nothing_that_cannot_be_true(d):
         {"permission.asked", "question.asked"} if d.provider == "opencode" else set())
 
 
+def test_no_provider_can_take_a_command_word():
+    assert set(cli.COMMANDS) <= SUBCOMMANDS
+
+
 def test_what_is_derived_comes_from_the_descriptors():
     assert list(BUILTIN) == PROVIDER_IDS and all(BUILTIN[d.provider] == d.module for d in DESCRIPTORS)
     assert VERDICTS == {"antigravity": "{}"}
@@ -108,8 +112,8 @@ def installed_today():
     for event, wanted in c.wanted(target).items():
         for w in wanted:
             out.append(("claude", event, w.sub, c.group(event).get("matcher"), w.entry["timeout"]))
-    w = codex.Codex(env).handler(target)
-    out.append(("codex", "SessionStart", w.sub, None, w.entry["timeout"]))
+    for w in codex.Codex(env).handlers(target):
+        out.append(("codex", "SessionStart", w.sub, None, w.entry["timeout"]))
     w = antigravity.Antigravity(env).handler(target)
     out.append(("antigravity", antigravity.EVENT, w.sub, None, w.entry["timeout"]))
     w = crush.Crush(env).handler(target)
