@@ -107,9 +107,8 @@ def entry() -> None:
     lichhook.coldstart for how a short-lived command ends)."""
     started = time.monotonic()
     from lichhook import coldstart
-    from lichhook.coldstart import zipload
 
-    zipload.install()
+    coldstart.zipload()
     fast = short_lived(sys.argv[1:])
     coldstart.begin(fast)
     coldstart.finish(main(started=started), fast)

@@ -273,8 +273,8 @@ LOADED = textwrap.dedent("""
     sys.path.insert(0, pyz)
     import lichhook
     if fast:
-        from lichhook.coldstart import zipload
-        assert zipload.install()
+        from lichhook import coldstart
+        assert coldstart.zipload()
     names = sorted(n for n in (i.name for i in pkgutil.walk_packages(lichhook.__path__, "lichhook."))
                    if not n.startswith(("lichhook.mcp.", "lichhook.__main__")))
     out = {}
@@ -301,14 +301,12 @@ def test_zipload_loads_every_module_as_zipimport_does(pyz, base_env):
         *same, loader, archive = fast[name]
         assert same == plain[name][:4], name
         assert archive == plain[name][5] == str(pyz), name
-        assert loader == "OneRead" or name in ("lichhook", "lichhook.coldstart", "lichhook.coldstart.zipload"), name
+        assert loader == "OneRead" or name in ("lichhook", "lichhook.coldstart"), name
 
 
 def test_zipload_changes_nothing_outside_an_archive():
-    from lichhook.coldstart import zipload
-
     hooks = list(sys.path_hooks)
-    assert zipload.install() is False  # run from the checkout: no archive to serve
+    assert coldstart.zipload() is False  # run from the checkout: no archive to serve
     assert sys.path_hooks == hooks
 
 
@@ -316,7 +314,7 @@ def test_zipload_changes_nothing_outside_an_archive():
 
 # The modules the hot paths import: they skip ``from __future__ import annotations``.
 NO_FUTURE = ["lichhook.cli", "lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.paths",
-             "lichhook.coldstart", "lichhook.coldstart.fastjson", "lichhook.coldstart.zipload", "lichhook.adapter",
+             "lichhook.coldstart", "lichhook.coldstart.fastjson", "lichhook.adapter",
              "lichhook.client", "lichhook.payload", "lichhook.ids", "lichhook.titles", "lichhook.transcripts",
              "lichhook.contracts", "lichhook.contracts.session_start", "lichhook.contracts.session_state",
              "lichhook.contracts.session_title", "lichhook.contracts.session_touched", "lichhook.adapters._fields"]
@@ -502,7 +500,7 @@ def modules_loaded(pyz, env, *args, stdin=b"", files=False):
     return set(line.split()[1:])
 
 
-CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.coldstart.zipload", "lichhook.paths"}
+CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.paths"}
 NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters"}
 # What every report shares: reading stdin, an adapter, the transport.
 SENDING = NO_OP | {"_json", "_socket", "lichhook.client", "lichhook.coldstart.fastjson", "lichhook.payload",
