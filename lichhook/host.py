@@ -123,7 +123,9 @@ def collect(pm: pluggy.PluginManager, debug: Callable[[str], None]) -> list:
     for impl in pm.hook.lichhook_adapters.get_hookimpls():
         tier, origin = _tier_of(impl.plugin_name)
         try:
-            adapters = list(impl.function() or ())
+            # pluggy types a hookimpl's result as object before 1.7; the spec says iterable.
+            made: Any = impl.function()
+            adapters = list(made or ())
         except BaseException as exc:
             debug(f"{tier} {origin} skipped: lichhook_adapters raised {type(exc).__name__}: {exc}")
             continue
