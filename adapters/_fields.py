@@ -1,18 +1,148 @@
-"""Small readers shared by the built-in adapters."""
+"""Small readers shared by the built-in adapters: fields of a payload, the words a card
+shows for a tool call (its detail) and for a wait (its reason), and the events Claude
+Code and Codex send alike."""
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+from lichhook.adapter import Report
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from typing import Any, Callable, List, Mapping, Optional, Sequence
+
+    from lichhook.adapter import BuiltinAdapter, Event
+
+# Where each harness puts what a tool call acts on, in the order a card prefers them: a
+# command (Claude Code and Codex `command`, Antigravity `CommandLine`); a file (Claude
+# Code `file_path` and `notebook_path`, opencode `filePath`, Antigravity PascalCase); a
+# search or an address; a folder (`path` is a folder for search tools); the model's own
+# description of the call (Claude Code's Agent tool) or its message (Codex's spawn_agent).
+COMMAND_KEYS = ("command", "CommandLine", "cmd")
+FILE_KEYS = ("file_path", "filePath", "notebook_path", "TargetFile", "FilePath", "AbsolutePath", "NotebookPath")
+TEXT_KEYS = ("pattern", "query", "Query", "url", "Url")
+FOLDER_KEYS = ("path", "DirectoryPath", "SearchPath", "SearchDirectory")
+PATCH_START = "*** Begin Patch"
+PATCH_FILES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
 
-def string_at(payload: "Mapping[str, Any]", *path: str) -> "str | None":
+def string_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[str]":
     """Return the string at ``payload[path[0]][path[1]]...``, or None if any step is missing
     or the value is not a non-empty string."""
-    node: Any = payload
+    node: "Any" = payload
     for key in path:
         if not isinstance(node, dict):
             return None
         node = node.get(key)
     return node if isinstance(node, str) and node else None
+
+
+def mapping_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[dict]":
+    """The object at ``path`` in ``payload``, or None."""
+    node: "Any" = payload
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node if isinstance(node, dict) else None
+
+
+def first_string(args: "Mapping[str, Any]", keys: "Sequence[str]") -> str:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def detail(args: object, cwd: "Optional[str]") -> str:
+    """What a tool call acts on, in the harness's own words: the command (for a patch, the
+    files it names), else the file made relative to ``cwd``, else the search or address,
+    else the folder, else the call's description; "" when it says none."""
+    if not isinstance(args, dict):
+        return ""
+    command = first_string(args, COMMAND_KEYS)
+    if command:
+        if command.lstrip().startswith(PATCH_START):
+            return ", ".join(relative(path, cwd) for path in patch_files(command))
+        return command
+    path = first_string(args, FILE_KEYS)
+    if path:
+        return relative(path, cwd)
+    text = first_string(args, TEXT_KEYS)
+    if text:
+        return text
+    path = first_string(args, FOLDER_KEYS)
+    if path:
+        return relative(path, cwd)
+    return first_string(args, ("description", "message"))
+
+
+def patch_files(patch: str) -> "List[str]":
+    """The files an apply_patch names (added, updated, deleted), each once, in order."""
+    found: "List[str]" = []
+    for line in patch.splitlines():
+        for prefix in PATCH_FILES:
+            if line.startswith(prefix):
+                name = line[len(prefix):].strip()
+                if name and name not in found:
+                    found.append(name)
+    return found
+
+
+def relative(path: str, cwd: "Optional[str]") -> str:
+    """``path`` relative to ``cwd`` when inside it; an absolute path outside it is cut to
+    its file name (a card is narrow, and the folder is the part every card shares)."""
+    unified = path.replace("\\", "/")
+    base = (cwd or "").replace("\\", "/").rstrip("/")
+    if base:
+        if unified == base:
+            return "."
+        if unified.startswith(base + "/"):
+            return path[len(base) + 1:]
+    if unified.startswith("/") or (len(unified) > 2 and unified[1] == ":" and unified[2] == "/"):
+        return unified.rstrip("/").rsplit("/", 1)[-1] or path
+    return path
+
+
+def reason(message: object, tool: "Optional[str]", what: str) -> str:
+    """Why a session waits: the harness's own sentence when it has one, else the tool it
+    asks about and what that tool would act on."""
+    if isinstance(message, str) and message.strip():
+        return message
+    if tool and what:
+        return f"{tool}: {what}"
+    return tool or ""
+
+
+def command_hook(adapter: "BuiltinAdapter", event: "Event",
+                 title: "Callable[[Mapping[str, Any]], Optional[str]]") -> "Optional[List[Report]]":
+    """The reports of the events Claude Code and Codex send alike, in the same envelope
+    (``session_id``, ``cwd``, ``tool_name``, ``tool_input``): the session start, busy on
+    a prompt, busy with the tool about to run, busy after it (touched after a tool that
+    writes, and the title until one is known), done with the title, idle. None for any
+    other event. ``title(payload)`` reads the harness's own title."""
+    p, name = event.payload, event.name
+    sid = string_at(p, "session_id")
+    if name == "SessionStart":
+        return [Report.start(sid)]
+    if name == "UserPromptSubmit":
+        return [Report.state("busy", provider_session_id=sid)]
+    if name == "PreToolUse":
+        what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
+        return [Report.state("busy", tool=string_at(p, "tool_name"), detail=what, provider_session_id=sid)]
+    if name == "PostToolUse":
+        out = [Report.state("busy", provider_session_id=sid)]
+        if adapter.writes_files(string_at(p, "tool_name")):
+            out.append(Report.touched(sid))
+        if event.last_title is None:  # until one is known; Stop carries a later one
+            out += titled(title(p), sid)
+        return out
+    if name == "Stop":
+        return [Report.state("done", provider_session_id=sid)] + titled(title(p), sid)
+    if name == "SessionEnd":
+        return [Report.state("idle", provider_session_id=sid)]
+    return None
+
+
+def titled(text: "Optional[str]", sid: "Optional[str]") -> "List[Report]":
+    return [Report.title(text, sid)] if text else []

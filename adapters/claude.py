@@ -1,19 +1,35 @@
-"""Claude Code: registered on SessionStart (startup, resume, clear, compact).
+"""Claude Code: command hooks on SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,
+Notification, Stop, StopFailure and SessionEnd.
 
-Claude adds SessionStart stdout to the model's context, so the verdict is empty.
+Every payload names the session ``session_id``, the working folder ``cwd`` and the
+transcript ``transcript_path``. Claude adds the stdout of SessionStart and
+UserPromptSubmit hooks to the model's context, so every verdict is empty. The title is
+the newest ``{"type":"ai-title","aiTitle":...}`` line Claude appends to the transcript
+(interactive sessions only, a few seconds into the first turn): looked for after each
+tool until one is known, and at every Stop (a later one replaces it).
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.adapter import Adapter
-from lichhook.adapters._fields import string_at
+import os
+
+from lichhook.adapter import BuiltinAdapter, Report
+from lichhook.adapters._fields import command_hook, detail, mapping_at, reason, string_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional
+
+    from lichhook.adapter import Event
+
+SID = "9f1c7c1e-8f2a-4c3b-9d5e-2a7b6c4d1e05"
 
 
-class ClaudeCode(Adapter):
+class ClaudeCode(BuiltinAdapter):
     provider = "claude"
     sample = {
-        "session_id": "9f1c7c1e-8f2a-4c3b-9d5e-2a7b6c4d1e05",
-        "transcript_path": "/home/u/.claude/projects/-home-u-proj/9f1c7c1e-8f2a-4c3b-9d5e-2a7b6c4d1e05.jsonl",
+        "session_id": SID,
+        "transcript_path": f"/home/u/.claude/projects/-home-u-proj/{SID}.jsonl",
         "cwd": "/home/u/proj",
         "hook_event_name": "SessionStart",
         "source": "startup",
@@ -22,6 +38,69 @@ class ClaudeCode(Adapter):
 
     def session_id(self, payload, environ):
         return string_at(payload, "session_id")
+
+    def reports(self, event: "Event") -> "List[Report]":
+        shared = command_hook(self, event, lambda payload: ai_title(payload.get("transcript_path")))
+        if shared is not None:
+            return shared
+        p, name = event.payload, event.name
+        sid = string_at(p, "session_id")
+        if name == "Notification":
+            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
+            return [Report.state("waiting", reason=reason(p.get("message"), string_at(p, "tool_name"), what),
+                                 provider_session_id=sid)]
+        if name == "StopFailure":
+            return [Report.state("done", provider_session_id=sid)]
+        return []
+
+    def life(self, folder):
+        transcript = os.path.join(folder, f"{SID}.jsonl")
+        with open(transcript, "w", encoding="utf-8") as f:
+            f.write('{"type":"user","message":{"role":"user","content":"Write hi into f.txt"},'
+                    '"sessionId":"%s"}\n' % SID)
+            f.write('{"type":"ai-title","aiTitle":"Write hi into f.txt","sessionId":"%s"}\n' % SID)
+        base = {"session_id": SID, "transcript_path": transcript, "cwd": folder}
+        bash = {"tool_name": "Bash", "tool_input": {"command": "echo hi > f.txt", "description": "Write hi into f.txt"},
+                "tool_use_id": "toolu_01"}
+        write = {"tool_name": "Write", "tool_input": {"file_path": os.path.join(folder, "g.txt"), "content": "hello\n"},
+                 "tool_use_id": "toolu_02"}
+        return [
+            ("SessionStart", dict(base, hook_event_name="SessionStart", source="startup", model="claude-sonnet-5")),
+            ("UserPromptSubmit", dict(base, hook_event_name="UserPromptSubmit", prompt="Write hi into f.txt",
+                                      permission_mode="default")),
+            ("PreToolUse", dict(base, hook_event_name="PreToolUse", permission_mode="default", **bash)),
+            ("Notification", dict(base, hook_event_name="Notification", notification_type="permission_prompt",
+                                  message="Claude needs your permission to use Bash")),
+            ("PostToolUse", dict(base, hook_event_name="PostToolUse", tool_response={"stdout": "", "stderr": ""},
+                                 **bash)),
+            ("PreToolUse", dict(base, hook_event_name="PreToolUse", permission_mode="default", **write)),
+            ("PostToolUse", dict(base, hook_event_name="PostToolUse", **write)),
+            ("Stop", dict(base, hook_event_name="Stop", stop_hook_active=False, last_assistant_message="Done.")),
+            ("SessionEnd", dict(base, hook_event_name="SessionEnd", reason="prompt_input_exit")),
+        ]
+
+
+def ai_title(transcript_path: object) -> "Optional[str]":
+    """The newest ai-title in the transcript (read back at most 1 MiB from its end)."""
+    from lichhook import transcripts
+
+    line = transcripts.last_line_with(transcript_path, b'"ai-title"')
+    record = _json_line(line)
+    if isinstance(record, dict) and record.get("type") == "ai-title":
+        title = record.get("aiTitle")
+        return title if isinstance(title, str) else None
+    return None
+
+
+def _json_line(line: "Optional[bytes]") -> object:
+    if not line:
+        return None
+    from lichhook.coldstart import fastjson
+
+    try:
+        return fastjson.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
 
 
 ADAPTER = ClaudeCode()

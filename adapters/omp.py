@@ -1,27 +1,41 @@
-"""omp (oh-my-pi): a small JS extension forwards ``session_start``, ``session_switch``
-(``/new``, ``/resume``, ``/fork``) and ``session_branch`` (``/branch``, which continues in a
-new session file with an id of its own).
+"""omp (oh-my-pi): an extension module runs ``lichhook omp <event>`` for each event it
+forwards.
 
-omp's events carry no id, so the extension reads the session manager and writes
-``{"type": <event>, "session_id": <id>, "session_file": <path or null>,
-"parent_session": <the session header's parentSession, or null>}`` on stdin.
+omp's events carry no session id, so the module (installed by ``lichhook install omp``)
+writes ``{"type": <event>, "session_id": <ctx.sessionManager.getSessionId()>}`` on stdin,
+with ``session_file`` (``getSessionFile()``) and ``parent_session`` (the session header's
+``parentSession``), ``session_name`` (``getSessionName()``, the title, once omp has one)
+and ``cwd`` (``ctx.cwd``), and for ``tool_call`` and ``tool_result`` the event's
+``toolName`` and ``input`` (docs/harness-events.md has every shape). A session starts on
+``session_start``, ``session_switch`` (``/new``, ``/resume``, ``/fork``) and
+``session_branch`` (``/branch``, which continues in a new session file with an id of its
+own). omp writes titles asynchronously, so the title is read at ``turn_start`` and
+``session_stop``; files change after a ``tool_result`` of ``write``, ``edit``, ``bash`` or
+``notebook`` (``python`` is left out: it rarely writes).
 
 omp's ``task`` sub-agents run the parent's extensions and start sessions of their own,
-which belong to the parent's card and are never reported. omp writes a sub-agent's
-session to ``<parent file without .jsonl>/<agent>.jsonl`` and puts the parent's file
-path in its header's ``parentSession`` (omp 18.2.3, ``task/executor.ts``). Every other
-session is reported: a fork's ``parentSession`` is the parent's id, and a ``/branch``
-names the parent's file but sits beside it, not inside its folder.
+which belong to the parent's card: none of their events is reported. omp writes a
+sub-agent's session to ``<parent file without .jsonl>/<agent>.jsonl`` and puts the
+parent's file path in its header's ``parentSession`` (omp 18.2.3, ``task/executor.ts``).
+Every other session is reported: a fork's ``parentSession`` is the parent's id, and a
+``/branch`` names the parent's file but sits beside it, not inside its folder.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 
-from lichhook.adapter import Adapter
-from lichhook.adapters._fields import string_at
+from lichhook.adapter import BuiltinAdapter, Report
+from lichhook.adapters._fields import detail, mapping_at, string_at, titled
 
-EVENTS = ("session_start", "session_switch", "session_branch")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, List, Mapping
+
+    from lichhook.adapter import Event
+
+EVENTS = ("session_start", "session_switch", "session_branch")  # what the bare command reports
+SID = "019ffb38-ceab-7000-afae-20b8eae145d8"
 
 
 def is_sub_agent(session_file: object, parent_session: object) -> bool:
@@ -33,22 +47,58 @@ def is_sub_agent(session_file: object, parent_session: object) -> bool:
     return os.path.normcase(folder + ".jsonl") == os.path.normcase(os.path.normpath(parent_session))
 
 
-class Omp(Adapter):
+def sub_agent(payload: "Mapping[str, Any]") -> bool:
+    """Whether ``payload`` comes from a task sub-agent's session (see is_sub_agent)."""
+    return is_sub_agent(payload.get("session_file"), payload.get("parent_session"))
+
+
+class Omp(BuiltinAdapter):
     provider = "omp"
     sample = {
         "type": "session_start",
-        "session_id": "019ffb38-ceab-7000-afae-20b8eae145d8",
-        "session_file": "/home/u/.omp/agent/sessions/--home-u-proj--/"
-                        "2026-11-30T09-00-00-000Z_019ffb38-ceab-7000-afae-20b8eae145d8.jsonl",
+        "session_id": SID,
+        "session_file": f"/home/u/.omp/agent/sessions/--home-u-proj--/2026-11-30T09-00-00-000Z_{SID}.jsonl",
         "parent_session": None,
     }
 
     def session_id(self, payload, environ):
-        if payload.get("type") not in EVENTS:
-            return None
-        if is_sub_agent(payload.get("session_file"), payload.get("parent_session")):
+        if payload.get("type") not in EVENTS or sub_agent(payload):
             return None
         return string_at(payload, "session_id")
+
+    def reports(self, event: "Event") -> "List[Report]":
+        p, name = event.payload, event.name
+        if sub_agent(p):
+            return []
+        sid = string_at(p, "session_id")
+        title = string_at(p, "session_name")
+        if name in EVENTS:
+            return [Report.start(sid)]
+        if name == "input":
+            return [Report.state("busy", provider_session_id=sid)]
+        if name == "turn_start":
+            return [Report.state("busy", provider_session_id=sid)] + titled(title, sid)
+        if name == "tool_call":
+            what = detail(mapping_at(p, "input"), string_at(p, "cwd"))
+            return [Report.state("busy", tool=string_at(p, "toolName"), detail=what, provider_session_id=sid)]
+        if name == "tool_result":
+            return [Report.touched(sid)] if self.writes_files(string_at(p, "toolName")) else []
+        if name == "session_stop":
+            return [Report.state("done", provider_session_id=sid)] + titled(title, sid)
+        return []
+
+    def life(self, folder):
+        base = {"session_id": SID, "cwd": folder}
+        write = {"toolName": "write", "input": {"path": folder.rstrip("/\\") + "/g.txt", "content": "hello\n"}}
+        return [
+            ("session_start", dict(base, type="session_start")),
+            ("input", dict(base, type="input")),
+            ("turn_start", dict(base, type="turn_start")),
+            ("tool_call", dict(base, type="tool_call", session_name="Write hi into f.txt", **write)),
+            ("tool_result", dict(base, type="tool_result", session_name="Write hi into f.txt", isError=False, **write)),
+            ("turn_start", dict(base, type="turn_start", session_name="Write hi into f.txt")),
+            ("session_stop", dict(base, type="session_stop", session_name="Write hi into f.txt")),
+        ]
 
 
 ADAPTER = Omp()

@@ -9,6 +9,9 @@ Python (compiled by it), for every Python 3.9 to 3.13 found here (or those named
 ``--python``) and for a virtual environment whose site imports something slow (a ``.pth``
 file, as some tools install). Each Python is held against its own empty zipapp, run the
 same way, and all against the sh + curl (+ jq) session-start client lichhook replaces.
+Beside each harness's session-start report, the events every session sends most
+(``event_cases``: a prompt, a tool about to run, a tool done, a turn's end) run as
+``<python> -I -S <copy> <provider> <event>``, held to the report's budgets.
 
 Every case is a fresh process started from here with ``subprocess``, its payload on stdin,
 timed in this process (fork and exec included), with the CPU time it and its children
@@ -45,7 +48,7 @@ if str(ROOT) not in sys.path:  # testkit/ (shared with the tests) lives at the t
     sys.path.insert(0, str(ROOT))
 
 from testkit.environment import clean_env  # noqa: E402
-from testkit.servers import standin  # noqa: E402
+from testkit.servers import QuickLich, standin  # noqa: E402
 DEFAULT_PYZ = ROOT / "dist" / "lichhook.pyz"
 
 TOKEN = "bench-token-7f3a"  # URL-safe on purpose: the shell client does not encode it
@@ -57,6 +60,7 @@ REFERENCE_RELEASE = "0.19.2"  # the shell client release the reference mirrors
 BUDGETS = {
     "no-op": [("empty zipapp", 1.15), ("shell client", 0.60)],
     "report": [("empty zipapp", 1.15), ("shell client", 0.60)],
+    "event": [("empty zipapp", 1.15), ("shell client", 0.60)],
     "hook": [("empty zipapp", 1.20)],
     "wait": [("empty zipapp", 1.40)],
 }
@@ -399,7 +403,7 @@ class Fills:
 # --- one interpreter's cases ------------------------------------------------------------------
 
 
-def interpreter_cases(interp: Interpreter, args, work: Path, server, adapters: dict, fills: Fills) -> list:
+def interpreter_cases(interp: Interpreter, args, work: Path, server, quick, adapters: dict, fills: Fills) -> list:
     folder = work / f"py{len(list(work.glob('py*')))}"
     folder.mkdir()
     target = registered(interp.python, args.pyz, folder / "data")
@@ -423,8 +427,92 @@ def interpreter_cases(interp: Interpreter, args, work: Path, server, adapters: d
     for provider, info in adapters.items():
         cases.append(case(f"report: {provider}", "report", argv[provider], json.dumps(info["sample"]).encode(),
                           env=lich, check=report_check(server, provider, info["id"], info["verdict"])))
+    cases += event_cases(interp, args.pyz, target, folder, quick)
     cases += hook_cases(interp, argv, folder, env, fills, args)
     cases += wait_cases(interp, argv, folder, env, fills)
+    return cases
+
+
+# The events every session sends most, per harness: (provider, event word, which of its
+# payloads in the adapter's life, the contracts lich gets once the card has its title).
+EVENT_CASES = (
+    ("claude", "UserPromptSubmit", 0, ("session-state",)),
+    ("claude", "PreToolUse", 0, ("session-state",)),
+    ("claude", "PostToolUse", 1, ("session-state", "session-touched")),
+    ("claude", "Stop", 0, ("session-state",)),
+    ("codex", "PreToolUse", 0, ("session-state",)),
+    ("antigravity", "PreInvocation", 1, ("session-start", "session-state")),
+    ("antigravity", "PreToolUse", 0, ("session-state",)),
+    ("crush", "PreToolUse", 1, ("session-start", "session-touched")),
+    ("opencode", "session.status", 0, ("session-state",)),
+    ("omp", "tool_call", 0, ("session-state",)),
+)
+# What the harness reads on stdout for the events above (lichhook.adapters holds them; the
+# benchmark checks the archive prints exactly this).
+BY_VERDICT = {("antigravity", "PreInvocation"): "{}", ("antigravity", "PreToolUse"): '{"decision":"allow"}'}
+
+
+def archive_lives(pyz: Path, folder: Path) -> dict:
+    """provider -> [(event, payload)]: each built-in adapter's own session (its ``life``),
+    read from the archive; the files its payloads name land in ``folder``."""
+    code = (
+        "import json, os, sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from importlib import import_module\n"
+        "from lichhook.adapters import BUILTIN\n"
+        "out = {}\n"
+        "for provider, module in BUILTIN.items():\n"
+        "    folder = os.path.join(sys.argv[2], provider)\n"
+        "    os.makedirs(folder, exist_ok=True)\n"
+        "    out[provider] = import_module('lichhook.adapters.' + module).ADAPTER.life(folder)\n"
+        "print(json.dumps(out))\n"
+    )
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(pyz), str(folder)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, check=False)
+    if done.returncode != 0:
+        return {}
+    return json.loads(done.stdout)
+
+
+def events_check(lich, session: str, verdict: str, contracts: tuple):
+    def check(proc) -> str | None:
+        if proc.stdout.decode("utf-8", "replace") != verdict:
+            return f"stdout {proc.stdout[:80]!r}, expected {verdict!r}"
+        reports = lich.take()
+        mine = [r for r in reports if r.accepted and r.accepted.get("session_id") == session]
+        refused = [r for r in reports if r.status != 204]
+        if refused:
+            return f"report refused ({refused[0].status}: {refused[0].verdict})"
+        got = tuple(r.contract for r in mine)
+        return None if got == contracts else f"lich got {got}, expected {contracts}"
+
+    return check
+
+
+def event_cases(interp: Interpreter, pyz: Path, target, folder: Path, lich) -> list:
+    """One case per common harness event (EVENT_CASES), as the harness would run it
+    registered: ``<python> -I -S <hooks archive> <provider> <event>``, its payload from
+    the adapter's own session, inside lich. Each is a card of its own, so after the
+    warm-up its title is known and the case measures the steady state (a Stop still reads
+    the transcript's end for a newer title). lich is played by testkit's QuickLich: it
+    answers at once, as lich's Go server does, and judges each report afterwards with the
+    stand-in's rules, so a refused one still fails the case; the stand-in's own 0.4 ms per
+    answer would be counted against each report."""
+    lives = archive_lives(pyz, folder / "lives")
+    home = folder / "event-home"
+    cases = []
+    for provider, event, nth, contracts in EVENT_CASES:
+        name = f"event: {provider} {event}"
+        steps = [payload for step, payload in lives.get(provider, []) if step == event]
+        if len(steps) <= nth:
+            cases.append(skipped(name, "event", "the archive's adapter has no such event in its session",
+                                 interp.label))
+            continue
+        session = f"bench-{provider}-{event}"
+        env = dict(clean_environment(home), LICH_PORT=str(lich.port), LICH_TOKEN=TOKEN, LICH_SESSION_ID=session)
+        verdict = BY_VERDICT.get((provider, event), "")
+        cases.append(Case(name, "event", target.argv(provider, event), json.dumps(steps[nth]).encode(),
+                          env=env, check=events_check(lich, session, verdict, contracts), interp=interp.label))
     return cases
 
 
@@ -504,12 +592,12 @@ def shell_case(server, adapters: dict, work: Path) -> list:
     return [case]
 
 
-def build_cases(args, interpreters: list, work: Path, server) -> list:
+def build_cases(args, interpreters: list, work: Path, server, quick) -> list:
     adapters = archive_adapters(args.pyz)
     fills = Fills(args, args.pyz, work)
     cases = shell_case(server, adapters, work)
     for interp in interpreters:
-        cases += interpreter_cases(interp, args, work, server, adapters, fills)
+        cases += interpreter_cases(interp, args, work, server, quick, adapters, fills)
     if args.only:
         wanted = [w.strip() for w in args.only.split(",") if w.strip()]
         cases = [c for c in cases if c.group == "baseline" or any(w in c.name for w in wanted)]
@@ -662,7 +750,7 @@ def summary(results: list, interpreters: list) -> str:
     """One line per interpreter: its floor, the worst ratio of each budgeted group (wall,
     then CPU) and whether every budget held."""
     groups = (("no-op", "empty zipapp"), ("report", "empty zipapp"), ("report", "shell client"),
-              ("hook", "empty zipapp"), ("wait", "empty zipapp"))
+              ("event", "empty zipapp"), ("event", "shell client"), ("hook", "empty zipapp"), ("wait", "empty zipapp"))
     shell = next((r["case"] for r in results if r["interpreter"] == SHARED), "shell client")
     head = ["interpreter", "empty zipapp ms (cpu)"] + [
         f"{g} x {shell if b == 'shell client' else b}" for g, b in groups] + ["budgets (wall / cpu)"]
@@ -719,16 +807,18 @@ def main(argv: Optional[list] = None) -> int:
 
     info: dict = {"machine": machine(), "pyz": str(args.pyz), "runs": args.runs, "warmup": args.warmup}
     server = start_standin()
+    quick = QuickLich(token=TOKEN, session_id=LICH_SESSION)  # for the event cases; see event_cases
     try:
         with tempfile.TemporaryDirectory(prefix="lichhook-bench-") as tmp:
             work = Path(tmp)
             if not args.no_slow_site:
                 interpreters.append(slow_site_venv(args.slow_site_base, work / "slow-venv"))
             info["interpreters"] = [dict(interpreter(i.python), label=i.label, note=i.note) for i in interpreters]
-            cases = build_cases(args, interpreters, work, server)
+            cases = build_cases(args, interpreters, work, server, quick)
             measure(cases, args.runs, args.warmup)
     finally:
         server.stop()
+        quick.close()
     results = summarize(cases)
     info["machine"]["load_after"] = machine()["load"]
 

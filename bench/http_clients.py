@@ -19,10 +19,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from coldstart import DEFAULT_PYZ, LICH_SESSION, TOKEN, _children_cpu, interpreter, machine, spread, start_standin  # noqa: E402
+from coldstart import DEFAULT_PYZ, LICH_SESSION, ROOT, TOKEN, _children_cpu, interpreter, machine, spread, start_standin  # noqa: E402
+
+sys.path.insert(0, str(ROOT))
+from lichhook.contracts import RELEASE  # noqa: E402
 
 BODY = json.dumps({"session_id": LICH_SESSION, "provider_session_id": "abc", "provider": "claude"})
-HEADERS = {"Content-Type": "application/json", "X-Lich-Plugin": "0.18.0"}
+HEADERS = {"Content-Type": "application/json", "X-Lich-Plugin": RELEASE}
 
 
 def cases(port: int, pyz: Path, requests_path: str | None) -> list:
@@ -36,8 +39,9 @@ def cases(port: int, pyz: Path, requests_path: str | None) -> list:
         ("import urllib.request", "import urllib.request"),
         ("POST: lichhook's plain socket",
          f"import sys; sys.path.insert(0, {str(pyz)!r}); from lichhook import client; "
-         f"assert client.post({port}, client.build_request({port}, {TOKEN!r}, '/session-start', "
-         f"client.session_start_body({LICH_SESSION!r}, 'abc', 'claude'))) == 204"),
+         f"from lichhook.contracts import session_start; "
+         f"assert client.post({port}, client.build_request({port}, {TOKEN!r}, session_start.PATH, "
+         f"session_start.body({LICH_SESSION!r}, 'abc', 'claude'))) == 204"),
         ("POST: http.client",
          f"import http.client, json; c = http.client.HTTPConnection('127.0.0.1', {port}, timeout=1); "
          f"c.request('POST', {url_path!r}, body=json.dumps({json.loads(BODY)!r}, separators=(',', ':')), headers={HEADERS!r}); "

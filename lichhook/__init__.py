@@ -5,7 +5,7 @@ not at import, because the hot report path imports this package and must not pay
 for pluggy when no plugin is in play.
 """
 
-__all__ = ["Adapter", "__version__", "hookimpl", "hookspec"]
+__all__ = ["Adapter", "Event", "Report", "__version__", "hookimpl", "hookspec"]
 
 
 def __getattr__(name: str):
@@ -17,8 +17,8 @@ def __getattr__(name: str):
         from lichhook import hookspecs
 
         return getattr(hookspecs, name)
-    if name == "Adapter":
-        from lichhook.adapter import Adapter
+    if name in ("Adapter", "Event", "Report"):
+        from lichhook import adapter
 
-        return Adapter
+        return getattr(adapter, name)
     raise AttributeError(f"module 'lichhook' has no attribute {name!r}")

@@ -1,7 +1,7 @@
-"""The one place the release number lives."""
+"""The one place lichhook's own version number lives.
+
+(The lich-plugin release whose contracts it implements, sent as ``X-Lich-Plugin``, is
+``lichhook.contracts.RELEASE``.)
+"""
 
 __version__ = "0.1.0"
-
-# The lich-plugin contract release whose session-start reports lichhook's equal.
-# lich reads it from the X-Lich-Plugin header to warn about clients it does not support.
-CONTRACT_RELEASE = "0.18.0"

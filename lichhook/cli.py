@@ -1,4 +1,4 @@
-"""The command line: ``lichhook <provider>`` reports; a few words name subcommands.
+"""The command line: ``lichhook <provider> [<event>]`` reports; a few words name subcommands.
 
 Subcommand modules are imported only when named, so the report path pays for none.
 """
@@ -23,17 +23,19 @@ COMMANDS = {
 }
 
 USAGE = """\
-usage: {python} lichhook.pyz <provider>      report this harness session to lich (a hook)
+usage: {python} lichhook.pyz <provider>          report this harness session to lich (a hook)
+       {python} lichhook.pyz <provider> <event>  report what this harness event means to lich
        {python} lichhook.pyz <command> ...
 
-providers (built in): claude, codex, antigravity, crush, opencode, omp
-  With no argument the provider is claude. A hook always exits 0 and prints only
-  its harness's verdict; set LICHHOOK_DEBUG=1 to see its decisions on stderr.
+providers (built in), how each runs lichhook, and the events it takes:
+{providers}
+  With no argument the provider is claude. A hook always exits 0 and prints only what
+  its harness needs for that event; set LICHHOOK_DEBUG=1 to see its decisions on stderr.
 
 commands:
   adapters      list every provider and where its adapter comes from
   listen        run a stand-in for lich that checks and prints reports
-  demo          run every adapter's sample through the real report path
+  demo          run each harness's session, start to end, through the real report path
   wait          record what a session waits for (add, list, watched, said, done, adopt)
   claude-code   Claude Code hooks over the waits: session-start, stop
   codex-waits   Codex hook over the waits: session-start
@@ -41,6 +43,20 @@ commands:
   mcp           serve the claude_code_wait tool over MCP stdio
   --version     print the version
 """
+
+
+def usage(python: str) -> str:
+    """The help text; its provider lines come from the harness descriptors."""
+    from lichhook.adapters import DESCRIPTORS
+
+    import textwrap
+
+    lines = []
+    for d in DESCRIPTORS:
+        lines.append(f"  {d.provider:<13} {d.title}: {d.usage}")
+        lines += textwrap.wrap("events: " + ", ".join(d.events), width=88, initial_indent=" " * 16,
+                               subsequent_indent=" " * 24)
+    return USAGE.format(python=python, providers="\n".join(lines))
 
 
 def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int:
@@ -51,12 +67,13 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
     if word in ("-h", "--help", "help"):
         from lichhook.selfcmd import python_word
 
-        sys.stdout.write(USAGE.format(python=python_word()))
+        sys.stdout.write(usage(python_word()))
         return 0
     if word in ("-V", "--version", "version"):
-        from lichhook._version import CONTRACT_RELEASE, __version__
+        from lichhook._version import __version__
+        from lichhook.contracts import RELEASE
 
-        print(f"lichhook {__version__} (lich session-start contract {CONTRACT_RELEASE})")
+        print(f"lichhook {__version__} (the contracts of lich-plugin {RELEASE})")
         return 0
     if word in COMMANDS:
         from importlib import import_module
@@ -67,7 +84,10 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
 
     from lichhook.report import run
 
-    return run(word, started=started)
+    # `<provider> <event>`: the event the hook was registered on. The bare `<provider>`
+    # keeps the meaning every earlier registration gave it: the session-start report.
+    event = args[1] if len(args) > 1 and args[1] else None
+    return run(word, started=started, event=event)
 
 
 # Commands that run as hooks or wait ops: processes that live a few milliseconds and
@@ -88,6 +108,7 @@ def entry() -> None:
     started = time.monotonic()
     from lichhook import coldstart
 
+    coldstart.zipload()
     fast = short_lived(sys.argv[1:])
     coldstart.begin(fast)
     coldstart.finish(main(started=started), fast)

@@ -1,20 +1,21 @@
-"""The client side of lich's session-start contract: one POST to 127.0.0.1.
+"""The client side of lich's hook transport: one POST to 127.0.0.1 per report.
 
-It speaks HTTP/1.1 over a plain socket. ``http.client`` would cost ~40 ms of imports
-on every hook run (it pulls in ``email`` and ``ssl``) and ``requests`` far more; neither
-is needed for one loopback request, and a plain socket can never be sent through a
-proxy, whatever HTTP_PROXY, ALL_PROXY or the Windows registry say.
+Every contract (``lichhook.contracts``) rides the same request: the token in the query
+string, ``X-Lich-Plugin``, a JSON body. It speaks HTTP/1.1 over a plain socket.
+``http.client`` would cost ~40 ms of imports on every hook run (it pulls in ``email`` and
+``ssl``) and ``requests`` far more; neither is needed for one loopback request, and a
+plain socket can never be sent through a proxy, whatever HTTP_PROXY, ALL_PROXY or the
+Windows registry say.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import time
 
-from lichhook._version import CONTRACT_RELEASE
+from lichhook.contracts import RELEASE
 
 HOST = "127.0.0.1"  # always loopback; never taken from the environment
 TIMEOUT = 1.0  # seconds for the whole exchange, as lich's own scripts use
-BODY_LIMIT = 4096  # lich refuses larger bodies
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -24,15 +25,7 @@ def percent_encode(text: str) -> str:
     return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in text.encode("utf-8"))
 
 
-def session_start_body(session_id: str, provider_session_id: str, provider: str) -> bytes:
-    """The compact JSON body lich expects: exactly the three contract keys."""
-    from lichhook.coldstart import fastjson
-
-    body = {"session_id": session_id, "provider_session_id": provider_session_id, "provider": provider}
-    return fastjson.dumps(body, separators=(",", ":")).encode("ascii")
-
-
-def build_request(port: int, token: str, path: str, body: bytes, release: str = CONTRACT_RELEASE) -> bytes:
+def build_request(port: int, token: str, path: str, body: bytes, release: str = RELEASE) -> bytes:
     """The bytes of one POST, token in the query string as lich reads it."""
     head = (
         f"POST {path}?token={percent_encode(token)} HTTP/1.1\r\n"

@@ -123,7 +123,9 @@ def collect(pm: pluggy.PluginManager, debug: Callable[[str], None]) -> list:
     for impl in pm.hook.lichhook_adapters.get_hookimpls():
         tier, origin = _tier_of(impl.plugin_name)
         try:
-            adapters = list(impl.function() or ())
+            # pluggy types a hookimpl's result as object before 1.7; the spec says iterable.
+            made: Any = impl.function()
+            adapters = list(made or ())
         except BaseException as exc:
             debug(f"{tier} {origin} skipped: lichhook_adapters raised {type(exc).__name__}: {exc}")
             continue
@@ -190,6 +192,22 @@ def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]
     return folder
 
 
+def events_of(adapter: Any) -> str:
+    """How many named events an adapter takes: a count, "any", or "-" for an adapter with
+    only the bare command (today's surface: a session id)."""
+    from lichhook.adapter import takes_events
+
+    if not takes_events(adapter):
+        return "-"
+    events = getattr(adapter, "events", None)
+    if events is None:
+        return "any"
+    try:
+        return str(len(list(events)))
+    except TypeError:
+        return "any"
+
+
 def adapters_command(argv: list) -> int:
     """``lichhook adapters``: list every provider and where its adapter comes from."""
     if argv and argv[0] in ("-h", "--help"):
@@ -202,13 +220,13 @@ def adapters_command(argv: list) -> int:
     problems: list = []
     found = all_adapters(environ, problems.append)
     builtin_ids = set(builtins.BUILTIN)
-    print(f"{'provider':<14} {'verdict':<8} source")
+    print(f"{'provider':<14} {'verdict':<8} {'events':<8} source")
     for item in found:
         source = f"{item.tier}: {item.origin}"
         if item.tier == PLUGIN_FOLDER and item.adapter.provider in builtin_ids:
             source += " (replaces the built-in)"
         verdict = item.adapter.verdict or "-"
-        print(f"{item.adapter.provider:<14} {verdict:<8} {source}")
+        print(f"{item.adapter.provider:<14} {verdict:<8} {events_of(item.adapter):<8} {source}")
     folder = plugin_dir(environ)
     print(f"\nplugin folder: {folder or '(LICHHOOK_PLUGIN_DIR is relative: ignored)'}")
     for message in problems:

@@ -1,16 +1,12 @@
-"""Pure checks for every id that reaches a path, a URL or lich.
+"""Pure checks for the ids the waits module stores and turns into file names, on every
+OS: ``wait_session_id``, ``wait_who``, ``wait_node``, ``wait_id_problem``. Nothing here
+touches the disk.
 
-Nothing here touches the disk. Two families:
-- ``provider_session_id_problem``: lich's own rule for the id in a session-start report
-  (``lich_id_problem``), and valid Unicode;
-- ``wait_session_id`` (and ``wait_who``, ``wait_node``, ``wait_id_problem``): the
-  stricter rules for ids the waits module stores and turns into file names, on every OS.
+(The harness session ids lichhook sends lich are checked by the contracts:
+``lichhook.contracts.provider_session_id_problem``.)
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
-# lich's opaqueID refuses these, and ".." anywhere (lich internal/terminal/transport.go).
-_LICH_FORBIDDEN = frozenset("/\\*?[]")
 
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
@@ -30,38 +26,6 @@ def is_control(ch: str) -> bool:
     """C0 and C1 control characters and DEL."""
     o = ord(ch)
     return o < 0x20 or 0x7F <= o < 0xA0
-
-
-def lich_id_problem(value: object) -> "str | None":
-    """Why lich itself would refuse ``value`` as a ``provider_session_id``, or None."""
-    if not isinstance(value, str):
-        return f"id is {type(value).__name__}, not a string"
-    if not value:
-        return "id is empty"
-    if ".." in value:
-        return "id contains '..'"
-    for ch in value:
-        if ch in _LICH_FORBIDDEN:
-            return f"id contains {ch!r}"
-        if is_control(ch):
-            return f"id contains control character U+{ord(ch):04X}"
-    return None
-
-
-def provider_session_id_problem(value: object) -> "str | None":
-    """Why lichhook does not send ``value`` as a ``provider_session_id``, or None.
-
-    lich's own rule, and valid Unicode: JSON can escape a lone surrogate
-    (``"\\ud800"``), which lich's decoder turns into U+FFFD, so lich would hold an id
-    the harness does not have.
-    """
-    problem = lich_id_problem(value)
-    if problem is None and isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:  # only a surrogate cannot be encoded
-            return f"id is not valid Unicode (lone surrogate U+{ord(value[exc.start]):04X})"
-    return problem
 
 
 class BadId(ValueError):

@@ -24,33 +24,50 @@ def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECOND
     soon as what arrived is one whole JSON object, and on a time-out what was read so far
     is returned. Raises PayloadError when stdin holds more than ``limit`` bytes.
     """
+    return _read(fd, limit, seconds, deadline, [])
+
+
+def read_payload(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS,
+                 deadline: "float | None" = None) -> dict:
+    """``parse_payload(read_stdin(...))``, parsing once: the object that ended the read is
+    the one returned (a payload carrying a tool's output can be large)."""
+    found: "list[tuple]" = []
+    data = _read(fd, limit, seconds, deadline, found)
+    if found and len(found[-1][0]) == len(data):
+        return found[-1][1]  # type: ignore[no-any-return]
+    return parse_payload(data)
+
+
+def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: "list[tuple]") -> bytes:
     if deadline is None:
         deadline = time.monotonic() + seconds
     if sys.platform == "win32":
-        chunks = _read_in_thread(fd, limit, deadline)
+        chunks = _read_in_thread(fd, limit, deadline, found)
     else:
         from lichhook.coldstart import read_until  # the select loop below, without importing select
 
-        found = read_until(fd, limit, deadline, _whole_object)
-        chunks = found if found is not None else _read_with_select(fd, limit, deadline)
+        read = read_until(fd, limit, deadline, lambda chunks: _whole_object(chunks, found))
+        chunks = read if read is not None else _read_with_select(fd, limit, deadline, found)
     data = b"".join(chunks)
     if len(data) > limit:
         raise PayloadError(f"stdin is larger than {limit} bytes")
     return data
 
 
-def _whole_object(chunks: list[bytes]) -> bool:
-    """True when the bytes read so far are one JSON object: more could only spoil it."""
+def _whole_object(chunks: "list[bytes]", found: "list[tuple]") -> bool:
+    """True when the bytes read so far are one JSON object: more could only spoil it.
+    The bytes and the object go into ``found``."""
     if not chunks[-1].rstrip(b" \t\r\n").endswith(b"}"):
         return False
+    data = b"".join(chunks)
     try:
-        parse_payload(b"".join(chunks))
+        found.append((data, parse_payload(data)))
     except PayloadError:
         return False
     return True
 
 
-def _read_with_select(fd: int, limit: int, deadline: float) -> list[bytes]:
+def _read_with_select(fd: int, limit: int, deadline: float, found: "list[tuple]") -> "list[bytes]":
     import select
 
     chunks: list[bytes] = []
@@ -70,12 +87,12 @@ def _read_with_select(fd: int, limit: int, deadline: float) -> list[bytes]:
             break
         chunks.append(chunk)
         total += len(chunk)
-        if _whole_object(chunks):
+        if _whole_object(chunks, found):
             break
     return chunks
 
 
-def _read_in_thread(fd: int, limit: int, deadline: float) -> list[bytes]:
+def _read_in_thread(fd: int, limit: int, deadline: float, found: "list[tuple]") -> "list[bytes]":
     # Windows cannot select() on a pipe, so a daemon thread reads while we wait.
     import threading
 
@@ -91,7 +108,7 @@ def _read_in_thread(fd: int, limit: int, deadline: float) -> list[bytes]:
                     break
                 chunks.append(chunk)
                 total += len(chunk)
-                if _whole_object(chunks):
+                if _whole_object(chunks, found):
                     break
         except OSError:
             pass

@@ -1,10 +1,13 @@
-"""The report path: ``lichhook <provider>``, run by a harness as its hook.
+"""The report path: ``lichhook <provider> [<event>]``, run by a harness as its hook.
 
-It prints the adapter's verdict, and inside lich reports the harness's session id.
-Whatever happens it returns 0, prints nothing else on stdout and stays silent on
-stderr unless LICHHOOK_DEBUG=1. The whole run, reading stdin and talking to lich, is
-bounded by one deadline. Its imports are kept to the minimum: this runs before every
-Antigravity model call and every Crush tool call.
+It prints the verdict the harness needs for that event and, inside lich, sends the
+reports the adapter makes of the event: a session-start, a state, a title, a touched.
+The bare ``lichhook <provider>`` is the session-start registration every earlier
+lichhook wrote: it reports the adapter's ``session_id`` alone, as it always did.
+Whatever happens it returns 0, prints nothing else on stdout and stays silent on stderr
+unless LICHHOOK_DEBUG=1. The whole run, reading stdin and every request to lich, is
+bounded by one deadline. Its imports are kept to the minimum: this runs on every prompt
+and every tool call.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
@@ -17,12 +20,15 @@ from lichhook.debug import Debug
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping
+    from typing import List, Mapping, Optional
 
-# Seconds from the start of the process to the end of the report, stdin and lich
+    from lichhook.adapter import Event, Report
+    from lichhook.lichenv import LichTarget
+
+# Seconds from the start of the process to the end of the last request, stdin and lich
 # together: a harness waits for its hook, and lich answers on loopback in well under 10 ms.
 HOOK_SECONDS = 1.0
-# The least a POST is given when stdin ended close to the deadline.
+# The least the requests are given, together, when stdin ended close to the deadline.
 POST_FLOOR_SECONDS = 0.1
 
 
@@ -47,9 +53,11 @@ def _hosted(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object
     return find_adapter(provider, environ, debug)
 
 
-def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "float | None" = None) -> int:
+def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Optional[float]" = None,
+        event: "Optional[str]" = None) -> int:
     deadline = (time.monotonic() if started is None else started) + HOOK_SECONDS
     debug = Debug(environ)
+    label = provider if event is None else f"{provider} {event}"
     stdout_fd = None  # the real stdout, once plugin code is kept away from it
     try:
         module = builtin_module(provider, environ)
@@ -59,8 +67,8 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "floa
             target = lich_target(environ)
             if isinstance(target, str):
                 # Outside lich a built-in has only its verdict to print.
-                write_stdout(builtin_verdict(provider))
-                debug(f"{provider}: {target}; nothing sent")
+                write_stdout(builtin_verdict(provider, event))
+                debug(f"{label}: {target}; nothing sent")
                 return 0
             adapter = builtin_adapter(module)
         else:
@@ -69,63 +77,173 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "floa
             stdout_fd = shield_stdout(to_stderr=debug.on)
             adapter = _hosted(provider, environ, debug)
     except Exception as exc:  # a broken plugin folder must not fail the turn
-        debug(f"{provider}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
+        debug(f"{label}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
         return 0
     if adapter is None:
-        debug(f"{provider}: unknown provider; nothing sent")
+        debug(f"{label}: unknown provider; nothing sent")
         return 0
-    # The verdict goes out first: a harness that kills a slow hook still gets it.
-    verdict = getattr(adapter, "verdict", "") or ""
-    write_stdout(verdict if isinstance(verdict, str) else "", stdout_fd)
+    from lichhook.adapter import verdict_of
+
+    # The verdict goes out first: a harness that kills a slow hook still has it.
+    write_stdout(verdict_of(adapter, event), stdout_fd)
     try:
-        report(provider, adapter, environ, debug, deadline)
+        report(provider, adapter, environ, debug, deadline, event)
     except Exception as exc:
-        debug(f"{provider}: nothing sent ({type(exc).__name__}: {exc})")
+        debug(f"{label}: nothing sent ({type(exc).__name__}: {exc})")
     return 0
 
 
-def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug, deadline: float) -> None:
+def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug, deadline: float,
+           event: "Optional[str]" = None) -> None:
     from lichhook.lichenv import lich_target
 
+    label = provider if event is None else f"{provider} {event}"
     target = lich_target(environ)
     if isinstance(target, str):
-        debug(f"{provider}: {target}; nothing sent")
+        debug(f"{label}: {target}; nothing sent")
         return
 
-    from lichhook.payload import PayloadError, parse_payload, read_stdin
+    from lichhook.payload import PayloadError, read_payload
 
     try:
-        payload = parse_payload(read_stdin(deadline=deadline))
+        payload = read_payload(deadline=deadline)
     except PayloadError as exc:
-        debug(f"{provider}: {exc}; nothing sent")
+        debug(f"{label}: {exc}; nothing sent")
         return
 
-    from lichhook.ids import provider_session_id_problem
+    from lichhook.adapter import Event
 
+    happened = Event(provider, event or "", payload, environ)
     try:
-        sid = adapter.session_id(payload, environ)  # type: ignore[attr-defined]
+        reports = made(adapter, happened, event is None, debug)
     except Exception as exc:
-        debug(f"{provider}: adapter raised {type(exc).__name__}: {exc}; nothing sent")
+        debug(f"{label}: adapter raised {type(exc).__name__}: {exc}; nothing sent")
         return
-    if sid is None:
-        debug(f"{provider}: no session id in the payload; nothing sent")
+    if not reports:
+        debug(f"{label}: nothing to report for this payload; nothing sent")
         return
-    problem = provider_session_id_problem(sid)
-    if problem:
-        debug(f"{provider}: {problem}; nothing sent")
-        return
+    send(label, provider, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS))
 
+
+def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Report]":
+    """The reports ``adapter`` makes of ``event``: for the bare command (or an adapter with
+    only today's surface), its session id as a session-start."""
+    from lichhook.adapter import start_only, takes_events
+
+    if bare or not takes_events(adapter):
+        return start_only(adapter, event)
+    events = getattr(adapter, "events", None)
+    if events is not None and event.name not in events:
+        debug(f"{event.provider} {event.name}: not an event this adapter takes")
+        return []
+    return list(adapter.reports(event))  # type: ignore[attr-defined]
+
+
+def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,
+         deadline: float) -> None:
+    """Send each report, in order, each in what is left of ``deadline``; a title only when
+    it is not the card's last, recorded once lich took it."""
     from lichhook import client
+    from lichhook.contracts import BODY_LIMIT
 
-    body = client.session_start_body(target.session_id, sid, provider)
-    if len(body) > client.BODY_LIMIT:
-        debug(f"{provider}: body of {len(body)} bytes exceeds lich's {client.BODY_LIMIT}; nothing sent")
-        return
-    request = client.build_request(target.port, target.token, "/session-start", body)
-    timeout = max(POST_FLOOR_SECONDS, deadline - time.monotonic())
+    for item in reports:
+        try:
+            built = body(item, provider, target, event)
+        except (TypeError, ValueError, AttributeError) as exc:
+            debug(f"{label}: a report the adapter made is unusable ({exc}); not sent")
+            continue
+        what, path, data = built
+        if data is None:
+            debug(f"{label}: {what}; not sent")
+            continue
+        if len(data) > BODY_LIMIT:
+            debug(f"{label}: {what}: body of {len(data)} bytes exceeds lich's {BODY_LIMIT}; not sent")
+            continue
+        timeout = deadline - time.monotonic()
+        if timeout <= 0:
+            debug(f"{label}: {what}: no time left before the hook's deadline; not sent")
+            break
+        request = client.build_request(target.port, target.token, path, data)
+        try:
+            status = client.post(target.port, request, timeout)
+        except OSError as exc:
+            debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
+            continue
+        debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, lich answered {status}")
+        if item.contract == "session-title" and status is not None and 200 <= status < 300:
+            _remember(event, item, label, debug)
+
+
+def body(item: "Report", provider: str, target: "LichTarget", event: "Event") -> tuple:
+    """(what, path, body) for one report; body None (and ``what`` saying why) when it is
+    not to be sent."""
+    from lichhook.adapter import Report
+    from lichhook.contracts import provider_session_id_problem
+
+    if not isinstance(item, Report):
+        raise TypeError(f"{item!r} is not a lichhook.adapter.Report")
+    session = target.session_id
+    sid = item.provider_session_id
+    if item.contract == "session-start":
+        from lichhook.contracts import session_start
+
+        if sid is None:
+            return "no session id in the payload", session_start.PATH, None
+        problem = provider_session_id_problem(sid)
+        if problem:
+            return f"session-start: {problem}", session_start.PATH, None
+        return f"session-start {shown(sid)}", session_start.PATH, session_start.body(session, sid, provider)
+    # Sent alongside when it is one lich would keep as it is; a report without it still counts.
+    alongside = sid if sid is not None and provider_session_id_problem(sid) is None else ""
+    if item.contract == "session-state":
+        from lichhook.contracts import session_state
+
+        fields = item.fields
+        data = session_state.body(session, fields.get("state", ""), fields.get("tool", ""), fields.get("detail", ""),
+                                  fields.get("reason", ""), alongside)
+        return f"session-state {fields.get('state')}", session_state.PATH, data
+    if item.contract == "session-title":
+        from lichhook.contracts import session_title
+
+        title = session_title.text(item.fields.get("title"))
+        if not title:
+            return "session-title: no title text", session_title.PATH, None
+        if title == event.last_title:
+            return "session-title: unchanged", session_title.PATH, None
+        if item.placeholder:
+            _keep(event, title)
+            what = f"session-title: {shown(title)} is the harness's placeholder, kept as the card's"
+            return what, session_title.PATH, None
+        return f"session-title {shown(title)}", session_title.PATH, session_title.body(session, title, alongside)
+    if item.contract == "session-touched":
+        from lichhook.contracts import session_touched
+
+        return "session-touched", session_touched.PATH, session_touched.body(session, alongside)
+    raise ValueError(f"unknown contract {item.contract!r}")
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` for a debug line: quoted, and cut so a long one cannot flood stderr."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+def _keep(event: "Event", title: str) -> None:
+    from lichhook import titles
+
     try:
-        status = client.post(target.port, request, timeout)
+        titles.remember(event.environ, title)
+    except OSError:
+        pass
+
+
+def _remember(event: "Event", item: "Report", label: str, debug: Debug) -> None:
+    from lichhook import titles
+    from lichhook.contracts.session_title import text
+
+    try:
+        kept = titles.remember(event.environ, text(item.fields.get("title")))
     except OSError as exc:
-        debug(f"{provider}: sent {sid!r} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
-        return
-    debug(f"{provider}: sent {sid!r} to 127.0.0.1:{target.port}, lich answered {status}")
+        kept = False
+        debug(f"{label}: title not recorded ({type(exc).__name__}: {exc}); it may be sent again")
+    if not kept:
+        debug(f"{label}: no private state folder for titles; the title may be sent again")

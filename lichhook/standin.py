@@ -1,7 +1,9 @@
 """``lichhook listen``: a loopback stand-in for lich that judges reports as lich does.
 
 Use it to see what an adapter sends without running lich: start it, export the LICH_*
-values it prints, and run a hook in that shell.
+values it prints, and run a hook in that shell. It serves every hook contract
+(``lichhook.contracts``) and answers as lich's transport does: the route, then POST
+only, then the token, then the body cut to 4 KiB and parsed by the contract's own rules.
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ import secrets
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, NamedTuple
-from urllib.parse import parse_qs, urlsplit
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from urllib.parse import unquote_to_bytes, urlsplit
 
-from lichhook import contract
+from lichhook import contracts
+from lichhook.contracts import release as releases
 from lichhook.textout import tolerant_stdio
 
-ENDPOINT = "/session-start"
+ENDPOINT = "/session-start"  # kept for callers that print the first endpoint
 READ_TIMEOUT = 5.0  # seconds a client may take between bytes of one request
+DRAIN_LIMIT = 256 * 1024  # bytes past the cut read and dropped, as Go's server does before answering
 
 
 class Report(NamedTuple):
@@ -27,21 +31,66 @@ class Report(NamedTuple):
 
     status: int
     verdict: str  # "accepted", or lich's reason for refusing
-    accepted: dict | None  # the normalised report, when accepted
-    release: str | None  # the X-Lich-Plugin header
-    body: bytes
+    accepted: Optional[dict]  # the normalised report, when accepted
+    release: Optional[str]  # the X-Lich-Plugin header
+    body: bytes  # what lich read of the body: at most 4 KiB
+    contract: str = ""  # "session-start", "session-state", ... ("" for a request no contract serves)
+    warning: str = ""  # what lich would log about the release, when it would
 
 
-class StandIn:
+class Judge:
+    """lich's transport and parse, for one token: what lich answers each request."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self._releases: Dict[str, str] = {}  # session -> the release its reports last named
+        self._lock = threading.Lock()
+
+    def judge(self, method: str, target: str, release: str | None, body: bytes) -> Report:
+        """lich's transport, in order: route, method, token, then the (already cut) body."""
+        try:
+            raw_path, _, query = target.partition("?")
+            path = unquote_to_bytes(urlsplit(raw_path).path).decode("utf-8", "replace")
+        except ValueError:  # "//[x": urlsplit refuses what it takes for a bad IPv6 host
+            return Report(400, "malformed request target", None, release, body)
+        contract = contracts.by_path(path)
+        if contract is None:
+            return Report(404, "not found", None, release, body)
+        name = contract.NAME
+        if method != "POST":
+            return Report(405, "method not allowed", None, release, body, name)
+        token = query_value(query, "token")
+        if token is None or not hmac.compare_digest(token, self.token.encode("utf-8")):
+            return Report(401, "invalid token", None, release, body, name)
+        try:
+            accepted = contract.parse(body)
+        except contracts.Rejected as exc:
+            return Report(400, str(exc), None, release, body, name)
+        warning = self._note(accepted["session_id"], release or "")
+        return Report(204, "accepted", accepted, release, body, name, warning)
+
+    def _note(self, session: str, release: str) -> str:
+        """lich's pluginVersions.note: a warning once a session names a release outside the
+        supported range, again only when it changes."""
+        with self._lock:
+            previous = self._releases.get(session)
+            self._releases[session] = release
+        if previous == release or releases.compatible(release):
+            return ""
+        return (f"lich would warn: plugin release {release or 'absent'} is outside "
+                f"[{releases.FLOOR}, {releases.CEILING})")
+
+
+class StandIn(Judge):
     """A lich stand-in on 127.0.0.1, serving in a background thread."""
 
     def __init__(self, port: int = 0, token: str | None = None, session_id: str = "lichhook-demo",
                  on_report: Callable[[Report], None] | None = None, read_timeout: float = READ_TIMEOUT) -> None:
-        self.token = token or secrets.token_urlsafe(18)
+        super().__init__(token or secrets.token_urlsafe(18))
         self.session_id = session_id
-        self.reports: list[Report] = []
+        self.reports: List[Report] = []
         # Requests whose handling raised: none ever should (the tests hold it empty).
-        self.errors: list[str] = []
+        self.errors: List[str] = []
         self._changed = threading.Condition()
         self._on_report = on_report
         self._server = _Server(("127.0.0.1", port), self._handler_class(read_timeout), self.errors)
@@ -67,11 +116,16 @@ class StandIn:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def wait_for(self, count: int, timeout: float) -> list[Report]:
+    def wait_for(self, count: int, timeout: float) -> List[Report]:
         """Block until ``count`` reports arrived or ``timeout`` passed; return them all."""
         with self._changed:
             self._changed.wait_for(lambda: len(self.reports) >= count, timeout)
             return list(self.reports)
+
+    def of(self, contract: str) -> List[Report]:
+        """The reports so far that hit ``contract`` ("session-state", ...)."""
+        with self._changed:
+            return [r for r in self.reports if r.contract == contract]
 
     def _record(self, report: Report) -> None:
         with self._changed:
@@ -83,25 +137,6 @@ class StandIn:
             except Exception as exc:  # showing a report must not cost the client its answer
                 self.errors.append(f"showing a report: {type(exc).__name__}: {exc}")
 
-    def judge(self, method: str, target: str, release: str | None, body: bytes) -> Report:
-        """lich's transport, in order: method, path, token, body size, body."""
-        try:
-            url = urlsplit(target)
-        except ValueError:  # "//[x": urlsplit refuses what it takes for a bad IPv6 host
-            return Report(400, "malformed request target", None, release, body)
-        if method != "POST":
-            return Report(405, "method not allowed", None, release, body)
-        if url.path != ENDPOINT:
-            return Report(404, "not found", None, release, body)
-        token = parse_qs(url.query, keep_blank_values=True).get("token", [""])[0]
-        if not hmac.compare_digest(token.encode("utf-8"), self.token.encode("utf-8")):
-            return Report(401, "invalid token", None, release, body)
-        try:
-            accepted = contract.parse_session_start(body)
-        except contract.Rejected as exc:
-            return Report(400, str(exc), None, release, body)
-        return Report(204, "accepted", accepted, release, body)
-
     def _handler_class(self, read_timeout: float) -> type:
         standin = self
 
@@ -109,8 +144,16 @@ class StandIn:
             protocol_version = "HTTP/1.1"
             timeout = read_timeout  # a client that stalls mid-request is dropped
 
+            def __getattr__(self, name: str):
+                # Go's server hands every method to the handler, which answers 405.
+                if name.startswith("do_"):
+                    return self._serve
+                raise AttributeError(name)
+
             def _serve(self) -> None:
+                # Go's Header.Get: the first value, without surrounding blanks.
                 release = self.headers.get("X-Lich-Plugin")
+                release = release.strip(" \t") if release is not None else None
                 try:
                     report = self._read_and_judge(release)
                 except OSError:  # the client went away or stalled: nobody to answer
@@ -135,13 +178,18 @@ class StandIn:
                 length = content_length(self.headers.get_all("Content-Length") or [])
                 if length is None:
                     return Report(400, "Content-Length must be one decimal number", None, release, b"")
-                if length > contract.BODY_LIMIT:
-                    body = self.rfile.read(contract.BODY_LIMIT + 1)
-                    return Report(400, f"body must be at most {contract.BODY_LIMIT} bytes", None, release, body)
-                body = self.rfile.read(length) if length else b""
+                # lich reads at most 4 KiB (io.LimitReader) and parses that: a longer body is
+                # cut, not refused.
+                body = self.rfile.read(min(length, contracts.BODY_LIMIT)) if length else b""
+                rest = length - len(body)
+                while 0 < rest and length - rest < contracts.BODY_LIMIT + DRAIN_LIMIT:
+                    chunk = self.rfile.read(min(rest, 65536))
+                    if not chunk:
+                        break
+                    rest -= len(chunk)
                 return standin.judge(self.command, self.path, release, body)
 
-            do_POST = do_GET = do_PUT = do_DELETE = do_PATCH = _serve
+            do_POST = do_GET = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _serve
 
             def log_message(self, format: str, *args: object) -> None:
                 pass
@@ -150,7 +198,7 @@ class StandIn:
 
 
 class _Server(ThreadingHTTPServer):
-    def __init__(self, address: tuple[str, int], handler: type, errors: list[str]) -> None:
+    def __init__(self, address: Tuple[str, int], handler: type, errors: List[str]) -> None:
         super().__init__(address, handler)
         self.errors = errors
 
@@ -165,7 +213,42 @@ class _Server(ThreadingHTTPServer):
             pass
 
 
-def content_length(values: list[str]) -> int | None:
+def query_value(query: str, key: str) -> bytes | None:
+    """``r.URL.Query().Get(key)`` as Go reads a raw query (latin-1 text, one char per byte):
+    pairs split on ``&`` only; a pair holding ``;`` or a bad ``%`` escape is skipped; ``+``
+    is a space; the first value wins. None when the key is absent."""
+    wanted = key.encode("latin-1")
+    for pair in query.split("&"):
+        if not pair or ";" in pair:
+            continue
+        raw_key, _, raw_value = pair.partition("=")
+        name, value = _query_unescape(raw_key), _query_unescape(raw_value)
+        if name is None or value is None:
+            continue
+        if name == wanted:
+            return value
+    return None
+
+
+def _query_unescape(text: str) -> bytes | None:
+    data = text.encode("latin-1", "replace")
+    out = bytearray()
+    i = 0
+    while i < len(data):
+        c = data[i]
+        if c == 0x25:  # %
+            pair = data[i + 1:i + 3]
+            if len(pair) < 2 or not all(h in b"0123456789abcdefABCDEF" for h in pair):
+                return None
+            out.append(int(pair, 16))
+            i += 3
+            continue
+        out.append(0x20 if c == 0x2B else c)
+        i += 1
+    return bytes(out)
+
+
+def content_length(values: List[str]) -> int | None:
     """The body length the Content-Length headers give (0 when absent), or None when they
     are not one decimal number, as Go's net/http refuses them."""
     if not values:
@@ -180,13 +263,21 @@ def content_length(values: list[str]) -> int | None:
 
 def describe(report: Report) -> str:
     """One line for a report, as ``listen`` prints it."""
-    if report.accepted:
-        a = report.accepted
-        line = f"{report.status} accepted  provider={a['provider']}  provider_session_id={a['provider_session_id']}"
+    if not report.accepted:
+        line = f"{report.status} refused   {report.contract or '-'}: {report.verdict}"
     else:
-        line = f"{report.status} refused   {report.verdict}"
-    if report.status == 204 and not contract.release_supported(report.release):
-        line += f"  (lich would warn: plugin release {report.release or 'absent'} outside its supported range)"
+        a = report.accepted
+        if report.contract == "session-start":
+            said = f"provider={a['provider']}  provider_session_id={a['provider_session_id']}"
+        elif report.contract == "session-state":
+            said = a["state"] + "".join(f"  {k}={a[k]}" for k in ("tool", "detail", "reason") if a[k])
+        elif report.contract == "session-title":
+            said = f"title={a['title']}"
+        else:
+            said = ""
+        line = f"{report.status} accepted  {report.contract}  {said}".rstrip()
+    if report.warning:
+        line += f"  ({report.warning})"
     return line
 
 
@@ -203,8 +294,8 @@ def _sh_quote(value: str) -> str:
     return shlex.quote(value)
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="lichhook listen", description=__doc__.splitlines()[0])
+def main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(prog="lichhook listen", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     parser.add_argument("--token", help="token reports must carry (default: a random one)")
     parser.add_argument("--session", default="lichhook-demo", help="the LICH_SESSION_ID to export")
@@ -220,7 +311,8 @@ def main(argv: list[str]) -> int:
         print(f"lichhook listen: cannot listen on 127.0.0.1:{args.port}: {exc}; pick another --port", file=sys.stderr)
         return 2
     standin.start()
-    print(f"lich stand-in listening on http://127.0.0.1:{standin.port}{ENDPOINT}")
+    paths = ", ".join(contracts.module(name).PATH for name in contracts.MODULES)
+    print(f"lich stand-in listening on http://127.0.0.1:{standin.port}{paths}")
     print("Export these in the shell that runs a hook:")
     print(exports(standin), flush=True)
     try:

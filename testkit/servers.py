@@ -1,4 +1,5 @@
-"""Loopback servers the tests point hooks at: lich's stand-in, and one that misbehaves."""
+"""Loopback servers the tests and the benchmark point hooks at: lich's stand-in, a quick
+lich for timing, and one that misbehaves."""
 
 from __future__ import annotations
 
@@ -17,6 +18,73 @@ def standin(token: str = TOKEN, session_id: str = LICH_SESSION):
     from lichhook.standin import StandIn
 
     return StandIn(token=token, session_id=session_id)
+
+
+class QuickLich:
+    """A lich that answers every request at once, 204, as lich's Go server answers on
+    loopback within a tenth of a millisecond, and judges it later with the stand-in's
+    rules (``StandIn.judge``): ``take()`` gives the judgments, so a report lich would
+    refuse is still seen as refused. The benchmark times hooks against it: the stand-in
+    itself takes about 0.4 ms per request to answer (a thread and an email parser per
+    request), which would be counted against the hook. A request is kept before it is
+    answered, so once a hook has exited, all it sent is there. One thread serves the
+    connections in turn; stop it with ``close()``.
+    """
+
+    def __init__(self, token: str = TOKEN, session_id: str = LICH_SESSION) -> None:
+        from lichhook.standin import Judge
+
+        self.judge = Judge(token)
+        self.token, self.session_id = token, session_id
+        self.received: list = []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                self.received.append(self._read(conn))
+                conn.sendall(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+    @staticmethod
+    def _read(conn: socket.socket) -> bytes:
+        conn.settimeout(5)
+        return read_request(conn)
+
+    def take(self) -> list:
+        """How lich would have answered each request received since the last take."""
+        from lichhook.contracts import BODY_LIMIT
+
+        raws, self.received = self.received, []
+        reports = []
+        for raw in raws:
+            head, _, body = raw.partition(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            method, target = (lines[0].split(" ") + ["", ""])[:2]
+            release = None
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "x-lich-plugin" and release is None:
+                    release = value.strip(" \t")
+            reports.append(self.judge.judge(method, target, release, body[:BODY_LIMIT]))
+        return reports
+
+    def environ(self) -> dict:
+        return {"LICH_PORT": str(self.port), "LICH_TOKEN": self.token, "LICH_SESSION_ID": self.session_id}
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 def free_port() -> int:
@@ -57,24 +125,8 @@ class FaultServer:
 
     def _handle(self, conn: socket.socket) -> None:
         conn.settimeout(5)
-        data = b""
         try:
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = 0
-            for line in head.split(b"\r\n"):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":", 1)[1])
-            while len(body) < length:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                body += chunk
-            self.requests.append(head + b"\r\n\r\n" + body)
+            self.requests.append(read_request(conn))
             if self.mode == "silent":
                 self._held.append(conn)
                 return
@@ -91,6 +143,28 @@ class FaultServer:
         self.sock.close()
         for c in self._held:
             c.close()
+
+
+def read_request(conn: socket.socket) -> bytes:
+    """One request's bytes, head and body (as long as its Content-Length says), from a
+    client that sends it whole; what arrived when the client stops early."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":", 1)[1])
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
 
 
 def post(port, path, token, body: bytes, method="POST", headers=None):

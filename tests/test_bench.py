@@ -52,8 +52,13 @@ def test_benchmark_exits_0_and_prints_its_tables(bench_run):
     assert results["machine"]["cores"] >= 1 and results["machine"]["cpu"]
 
 
+EVENTS = [f"event: {provider} {event}" for provider, event, _, _ in load_bench().EVENT_CASES]
 REQUIRED = (["python -c pass", "empty zipapp", "no-op: claude, no LICH_*"] + [f"report: {p}" for p in BUILTINS]
-            + ["claude-code session-start", "claude-code stop", "wait list", "wait add"])
+            + EVENTS + ["claude-code session-start", "claude-code stop", "wait list", "wait add"])
+
+
+def test_every_harness_has_its_events_timed():
+    assert {e.split()[1] for e in EVENTS} == set(BUILTINS)
 
 
 def test_every_case_ran_its_rounds_and_did_its_job_with_every_python(bench_run):
@@ -86,7 +91,7 @@ def test_every_case_runs_what_install_registers(bench_run):
 def test_each_budget_gets_a_verdict_in_wall_and_cpu_time(bench_run):
     _, results, _ = bench_run
     groups = {r["group"] for r in results["results"]}
-    assert {"baseline", "no-op", "report", "hook", "wait"} <= groups
+    assert {"baseline", "no-op", "report", "event", "hook", "wait"} <= groups
     for row in results["results"]:
         if row["group"] == "baseline":
             continue

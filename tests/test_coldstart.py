@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lichhook.adapter import SUBCOMMANDS, provider_id_ok
-from lichhook.adapters import BUILTIN, VERDICTS
+from lichhook.adapter import SUBCOMMANDS, provider_id_ok, verdict_of
+from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
 from lichhook import coldstart
 from lichhook.coldstart import fastjson, spans
 from lichhook.jsonint import json_int
@@ -38,6 +38,9 @@ def test_verdicts_table_matches_each_adapter(provider):
     assert coldstart.builtin_verdict(provider) == VERDICTS.get(provider, "") == (adapter.verdict or "")
     # The report path skips the provider-id check for built-ins: they must pass it.
     assert provider_id_ok(provider) and provider not in SUBCOMMANDS
+    # Each event's verdict, from the descriptor without the adapter's module, is the adapter's.
+    for event in list(BY_PROVIDER[provider].verdicts()) + ["permission.asked", "NoSuchEvent"]:
+        assert coldstart.builtin_verdict(provider, event) == verdict_of(adapter, event), (provider, event)
 
 
 def test_verdicts_table_names_only_builtins():
@@ -104,14 +107,16 @@ READER = textwrap.dedent("""
     mine = lambda signum, frame: None
     _signal.signal(_signal.SIGALRM, mine)
     deadline = time.monotonic() + seconds
+    found = []
+    whole = lambda chunks: payload._whole_object(chunks, found)
     if way == "alarm":
-        chunks = coldstart.read_until(0, limit, deadline, payload._whole_object)
+        chunks = coldstart.read_until(0, limit, deadline, whole)
     else:
-        chunks = payload._read_with_select(0, limit, deadline)
+        chunks = payload._read_with_select(0, limit, deadline, found)
     sys.stdout.buffer.write(b"".join(chunks))
     assert _signal.getsignal(_signal.SIGALRM) is mine  # the handler in place before is back
     other = []
-    threading.Thread(target=lambda: other.append(coldstart.read_until(0, limit, deadline + 5, payload._whole_object))).start()
+    threading.Thread(target=lambda: other.append(coldstart.read_until(0, limit, deadline + 5, whole))).start()
     time.sleep(seconds)  # no alarm left behind to go off now
     sys.stderr.write(f"thread {other}")
 """)
@@ -289,12 +294,60 @@ def test_indented_dumps_match_json(value):
                 value, indent=indent, ensure_ascii=ensure_ascii)
 
 
+# --- zipload: one read a module, the same modules -------------------------------------------
+
+LOADED = textwrap.dedent("""
+    import json, pkgutil, sys, zipimport
+    pyz, fast = sys.argv[1], sys.argv[2] == "fast"
+    sys.path.insert(0, pyz)
+    import lichhook
+    if fast:
+        from lichhook import coldstart
+        assert coldstart.zipload()
+    names = sorted(n for n in (i.name for i in pkgutil.walk_packages(lichhook.__path__, "lichhook."))
+                   if not n.startswith(("lichhook.mcp.", "lichhook.__main__")))
+    out = {}
+    for name in names + ["pluggy", "platformdirs", "tomlkit"]:
+        module = __import__(name, fromlist=["_"])
+        out[name] = [module.__file__, module.__package__, list(getattr(module, "__path__", [])),
+                     sorted(k for k, v in vars(module).items()
+                            if not k.startswith("__") and type(v) is not type(sys)),
+                     type(module.__loader__).__name__, getattr(module.__loader__, "archive", None)]
+    out["data"] = pkgutil.get_data("lichhook.install", "js/omp.js").decode()[:40]
+    print(json.dumps(out))
+""")
+
+
+def test_zipload_loads_every_module_as_zipimport_does(pyz, base_env):
+    plain, fast = (json.loads(subprocess.run([sys.executable, "-I", "-c", LOADED, str(pyz), way], env=base_env,
+                                             capture_output=True, check=True, timeout=60).stdout)
+                   for way in ("plain", "fast"))
+    assert len(plain) > 60 and plain.keys() == fast.keys()
+    for name in plain:
+        if name == "data":
+            assert plain[name] == fast[name]
+            continue
+        *same, loader, archive = fast[name]
+        assert same == plain[name][:4], name
+        assert archive == plain[name][5] == str(pyz), name
+        assert loader == "OneRead" or name in ("lichhook", "lichhook.coldstart"), name
+
+
+def test_zipload_changes_nothing_outside_an_archive():
+    hooks = list(sys.path_hooks)
+    assert coldstart.zipload() is False  # run from the checkout: no archive to serve
+    assert sys.path_hooks == hooks
+
+
 # --- string annotations without __future__ --------------------------------------------------
 
-# The modules the no-op path imports: they skip ``from __future__ import annotations``.
+# The modules the hot paths import: they skip ``from __future__ import annotations``.
 NO_FUTURE = ["lichhook.cli", "lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.paths",
-             "lichhook.coldstart", "lichhook.coldstart.fastjson", "lichhook.adapter", "lichhook.payload", "lichhook.ids",
-             "lichhook.client", "lichhook.adapters._fields"]
+             "lichhook.coldstart", "lichhook.coldstart.fastjson", "lichhook.adapter",
+             "lichhook.client", "lichhook.payload", "lichhook.ids", "lichhook.titles", "lichhook.transcripts",
+             "lichhook.contracts", "lichhook.contracts.session_start", "lichhook.contracts.session_state",
+             "lichhook.contracts.session_title", "lichhook.contracts.session_touched", "lichhook.adapters._fields"]
+NO_FUTURE += [f"lichhook.adapters.{module}" for module in BUILTIN.values()]
 # The modules the Claude Code hooks and the wait ops import skip it too.
 NO_FUTURE_WAITS = ["lichhook.claude_code", "lichhook.claude_code.commands", "lichhook.claude_code.session_start",
                    "lichhook.claude_code.stop", "lichhook.selfcmd", "lichhook.diskio", "lichhook.waits.api",
@@ -302,36 +355,37 @@ NO_FUTURE_WAITS = ["lichhook.claude_code", "lichhook.claude_code.commands", "lic
                    "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view", "lichhook.coldstart.spans"]
 
 
-@pytest.mark.skipif(sys.version_info < (3, 10), reason="evaluating 'X | None' needs Python 3.10")
 def type_checking_names(module) -> dict:
-    """What the module's ``if TYPE_CHECKING:`` blocks import, as a type checker sees it."""
+    """What a module imports only for type checkers (under ``if TYPE_CHECKING:``)."""
     import ast
     import inspect
 
     names: dict = {}
-    for node in ast.parse(inspect.getsource(module)).body:
+    for node in ast.walk(ast.parse(inspect.getsource(module))):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            exec(compile(ast.Module(body=node.body, type_ignores=[]), module.__name__, "exec"), names)
-    names.pop("__builtins__", None)
+            block = ast.Module(body=node.body, type_ignores=[])
+            exec(compile(block, module.__name__, "exec"), names)
     return names
 
 
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="evaluating 'X | None' needs Python 3.10")
 @pytest.mark.parametrize("name", NO_FUTURE + NO_FUTURE_WAITS)
 def test_string_annotations_mean_what_the_plain_ones_would(name):
     # Each string annotation must evaluate, in its module with the names it imports only
     # for type checkers, to a real type: what mypy checks and `from __future__` would keep.
     module = import_module(name)
-    names = dict(vars(module), **{n: getattr(typing, n) for n in ("Any", "Mapping", "NoReturn", "Callable", "List",
-                                                                   "Optional")})
-    names.update(type_checking_names(module))
-    functions = [f for f in vars(module).values() if callable(f) and getattr(f, "__module__", None) == name]
+    names = dict(vars(module), **type_checking_names(module))
+    functions = [f for f in vars(module).values()
+                 if callable(f) and not isinstance(f, type) and getattr(f, "__module__", None) == name]
     functions += [m for c in vars(module).values() if isinstance(c, type) and c.__module__ == name
-                  for m in vars(c).values() if callable(m)]
+                  for m in vars(c).values() if callable(m) and not isinstance(m, type)]
+    functions += [m.fget for c in vars(module).values() if isinstance(c, type) and c.__module__ == name
+                  for m in vars(c).values() if isinstance(m, property)]
     checked = 0
     for function in functions:
         hints = typing.get_type_hints(function, globalns=names)
         checked += len(hints)
-    assert checked, f"{name} has no annotated functions"
+    assert checked or name.startswith("lichhook.adapters."), f"{name} has no annotated functions"
     assert not [v for v in vars(module).values() if isinstance(v, __future__._Feature)]
 
 
@@ -349,9 +403,22 @@ PLAIN = textwrap.dedent("""
 def hot_commands(waits):
     start = {"session_id": "s-1", "hook_event_name": "SessionStart", "source": "startup"}
     stop = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False}
+    transcript = waits.parent / f"{waits.name}-transcript.jsonl"
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    transcript.write_text('{"type":"ai-title","aiTitle":"Write hi into f.txt","sessionId":"s-1"}\n', encoding="utf-8")
+    tool = {"session_id": "s-1", "cwd": "/p", "transcript_path": str(transcript), "tool_name": "Write",
+            "tool_input": {"file_path": "/p/f.txt", "content": "hi"}}
     return {
         "no-op": (["antigravity"], b'{"conversationId": "x"}'),
+        "no-op: event": (["antigravity", "PreToolUse"], b'{"conversationId": "x"}'),
         "report": (["claude"], b'{"session_id": "abc"}'),
+        "event: busy": (["claude", "UserPromptSubmit"], json.dumps(dict(start, hook_event_name="UserPromptSubmit",
+                                                                        prompt="hi")).encode()),
+        "event: tool": (["claude", "PreToolUse"], json.dumps(dict(tool, hook_event_name="PreToolUse")).encode()),
+        "event: after a tool": (["claude", "PostToolUse"], json.dumps(dict(tool, hook_event_name="PostToolUse")).encode()),
+        "event: opencode": (["opencode", "tool.execute.before"], json.dumps(
+            {"type": "tool.execute.before", "input": {"tool": "bash", "sessionID": "ses_1", "callID": "c"},
+             "output": {"args": {"command": "ls"}}, "directory": "/p"}).encode()),
         "session-start": (["claude-code", "session-start", str(waits)], json.dumps(start).encode()),
         "stop": (["claude-code", "stop", str(waits)], json.dumps(stop).encode()),
         "wait add": (["wait", "add", "--by", "rev", "--session", "s-1", "--what", "x", "--waits-dir", str(waits)], b""),
@@ -363,13 +430,15 @@ def lich_env_for(server) -> dict:
     return {"LICH_PORT": str(server.port), "LICH_TOKEN": "tok", "LICH_SESSION_ID": "lich-s1"}
 
 
-@pytest.mark.parametrize("command", ["no-op", "report", "session-start", "stop", "wait add", "wait list"])
+@pytest.mark.parametrize("command", ["no-op", "no-op: event", "report", "event: after a tool", "session-start", "stop",
+                                     "wait add", "wait list"])
 def test_the_quick_exit_ends_as_the_plain_exit_would(pyz, base_env, tmp_path, fault_server, command):
     env = dict(base_env, LICHHOOK_NODE="node", LICHHOOK_DEBUG="1")
-    if command == "report":
+    if command in ("report", "event: after a tool"):
         env.update(lich_env_for(fault_server()))
     outcomes = []
     for way in ("quick", "plain"):
+        env["XDG_STATE_HOME"] = str(tmp_path / way / "state")  # each way records its own title
         waits = tmp_path / way
         args, stdin = hot_commands(waits)[command]
         if command in ("wait list", "stop", "session-start"):
@@ -467,9 +536,15 @@ def modules_loaded(pyz, env, *args, stdin=b"", files=False):
 
 CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.paths"}
 NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters"}
-REPORT = NO_OP | {"_json", "_socket", "lichhook._version", "lichhook.client",
-                  "lichhook.coldstart.fastjson", "lichhook.ids", "lichhook.payload", "lichhook.adapters.claude",
-                  "lichhook.adapters._fields", "lichhook.adapter"}
+# What every report shares: reading stdin, an adapter, the transport.
+SENDING = NO_OP | {"_json", "_socket", "lichhook.client", "lichhook.coldstart.fastjson", "lichhook.payload",
+                   "lichhook.adapters._fields", "lichhook.adapter", "lichhook.contracts"}
+REPORT = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_start"}
+STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state"}
+# After a tool: busy, touched, and the title read from the transcript and recorded (a
+# write, atomic, the first time only: that is where diskio comes in).
+AFTER_TOOL = STATE | {"lichhook.contracts.session_touched", "lichhook.contracts.session_title", "lichhook.titles",
+                      "lichhook.transcripts", "lichhook.diskio"}
 CLAUDE_CODE = CORE | {"_json", "lichhook.claude_code", "lichhook.claude_code.commands",
                       "lichhook.waits", "lichhook.waits.view", "lichhook.coldstart.fastjson", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
@@ -478,7 +553,12 @@ WAIT = CORE | {"_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.coldst
                "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"}
 ALLOWED = {
     "no-op": NO_OP,
+    "no-op: event": NO_OP,
     "report": REPORT,
+    "event: busy": STATE,
+    "event: tool": STATE,
+    "event: after a tool": AFTER_TOOL,
+    "event: opencode": STATE - {"lichhook.adapters.claude"} | {"lichhook.adapters.opencode"},
     "session-start": CLAUDE_CODE | {"lichhook.claude_code.session_start"},
     "stop": CLAUDE_CODE | {"lichhook.claude_code.stop"},
     "wait add": WAIT | {"lichhook.waits.fields"},  # list takes no argument to check
@@ -504,7 +584,7 @@ def ready(archive, base_env, tmp_path, fault_server, command: str) -> tuple:
         subprocess.run([sys.executable, str(archive)] + commands["wait add"][0], env=env, check=True,
                        capture_output=True)
     server = None
-    if command == "report":
+    if command == "report" or command.startswith("event"):
         server = fault_server()
         env.update(lich_env_for(server))
     args, stdin = commands[command]
@@ -518,9 +598,11 @@ def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, f
     loaded = modules_loaded(pyz, env, *args, stdin=stdin)
     assert loaded - ALLOWED[command] == set(), f"{command} imports more than its allow-list"
     if server is not None:
-        assert len(server.requests) == 1
-    if command == "no-op":
+        assert len(server.requests) == (3 if command == "event: after a tool" else 1)
+    if command.startswith("no-op"):
         assert "lichhook.adapters.antigravity" not in loaded and "__future__" not in loaded
+    if command in ("report", "event: busy", "event: tool", "event: opencode"):
+        assert "__future__" not in loaded
 
 
 # --- the hooks archive: what hot commands import, the rest beside it ---------------------------

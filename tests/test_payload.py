@@ -78,3 +78,39 @@ def test_end_of_input_ends_the_read_and_too_much_is_refused():
     finally:
         os.close(write)
         os.close(read)
+
+
+@pytest.mark.parametrize("data", [
+    b'{"session_id": "s-1", "tool_response": "' + b"x" * 200_000 + b'"}',
+    b"\xef\xbb\xbf" + b'{"session_id": "bom"}',
+    b'{"n": ' + b"9" * 5000 + b"}",
+    b'{"cut": ',
+    b"",
+    b"[1, 2]",
+])
+@POSIX_ONLY
+def test_read_payload_is_parse_payload_of_read_stdin(data):
+    from lichhook.payload import read_payload
+
+    def feed(w: int) -> None:
+        try:
+            os.write(w, data)
+        except OSError:
+            pass
+        finally:
+            os.close(w)
+
+    outcomes = []
+    for reader in (lambda fd: parse_payload(read_stdin(fd, deadline=time.monotonic() + 2)),
+                   lambda fd: read_payload(fd, deadline=time.monotonic() + 2)):
+        r, w = os.pipe()
+        writer = threading.Thread(target=feed, args=(w,), daemon=True)
+        writer.start()
+        try:
+            outcomes.append(("value", reader(r)))
+        except PayloadError as exc:
+            outcomes.append(("error", str(exc)))
+        writer.join(5)
+        os.close(r)
+    plain, once = outcomes
+    assert plain == once

@@ -412,3 +412,124 @@ def test_built_in_providers_never_load_site_when_it_was_skipped(pyz, base_env, f
     done = subprocess.run([python, "-I", "-S", "-c", probe, str(pyz), "claude"], input=b'{"session_id": "s"}',
                           env=env, capture_output=True, timeout=60)
     assert done.returncode == 0 and b"SITE False" in done.stderr, done.stderr
+
+
+# ---- the adapter surface: today's one-method adapters, and adapters of events ----------------
+
+def test_the_example_plugin_keeps_working_when_a_harness_names_an_event(run, standin, aider_site):
+    # Written for the one-method surface: with an event word it reports what the bare
+    # command reports, and prints its one verdict.
+    env = dict(lich_env(standin), PYTHONPATH=str(aider_site))
+    for args in (["aider"], ["aider", "chat_started"], ["aider", "anything.else"]):
+        done = run(*args, stdin=json.dumps({"event": "chat_started", "chat": {"id": "chat-42"}}), env=env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    reports = standin.wait_for(3, timeout=5)
+    assert [(r.contract, r.status, r.verdict) for r in reports] == [
+        ("session-start", 400, "provider must be a registered provider id")] * 3  # lich does not know aider yet
+    assert [json.loads(r.body)["provider_session_id"] for r in reports] == ["chat-42"] * 3
+
+
+@pytest.mark.parametrize("plugin,provider,verdict", [(NEW_PROVIDER, "kiro", b""), (OVERRIDE_CLAUDE, "claude", b"patched")])
+def test_a_one_method_plugin_file_reports_its_session_for_any_event(run, standin, plugin_dir, plugin, provider, verdict):
+    write_plugin(plugin_dir, "old_style.py", plugin)
+    env = dict(lich_env(standin), LICHHOOK_PLUGIN_DIR=str(plugin_dir))
+    payload = {"kiro_session": "k-7", "sid": "k-7", "session_id": "ignored"}
+    for args in ([provider], [provider, "PreToolUse"], [provider, "Stop"]):
+        done = run(*args, stdin=json.dumps(payload), env=env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, verdict, b"")
+    reports = standin.wait_for(3, timeout=5)
+    assert [(r.contract, r.status, r.accepted["provider"], r.accepted["provider_session_id"]) for r in reports] == [
+        ("session-start", 204, provider, "k-7")] * 3
+
+
+EVENT_ADAPTER = """
+    from lichhook import Adapter, Report, hookimpl
+
+    class Kiro(Adapter):
+        # A harness with events of its own, named in its payload's "hook" field by the
+        # registration: one adapter serving every contract.
+        provider = "kiro"
+        events = ("start", "prompt", "tool", "ask", "end", "quit", "named", "wrote")
+        verdicts = {"tool": '{"continue":true}'}
+        sample = {"chat": "k-1"}
+
+        def session_id(self, payload, environ):
+            return payload.get("chat")
+
+        def reports(self, event):
+            chat = self.session_id(event.payload, event.environ)
+            p, name = event.payload, event.name
+            if name == "start":
+                return [Report.start(chat)]
+            if name == "prompt":
+                return [Report.state("busy", provider_session_id=chat)]
+            if name == "tool":
+                return [Report.state("busy", tool=p.get("tool"), detail=p.get("args"), provider_session_id=chat)]
+            if name == "ask":
+                return [Report.state("waiting", reason=p.get("question"), provider_session_id=chat)]
+            if name == "end":
+                return [Report.state("done", provider_session_id=chat)]
+            if name == "quit":
+                return [Report.state("idle", provider_session_id=chat)]
+            if name == "named":
+                return [Report.title(p.get("name"), provider_session_id=chat)]
+            if name == "wrote":
+                return [Report.touched(chat), Report.title(p.get("name"), provider_session_id=chat)]
+            raise AssertionError("not an event this adapter named")
+
+    @hookimpl
+    def lichhook_adapters():
+        return [Kiro()]
+"""
+
+
+def test_a_third_party_adapter_serves_every_contract(run, standin, plugin_dir, tmp_path):
+    write_plugin(plugin_dir, "kiro_events.py", EVENT_ADAPTER)
+    env = dict(lich_env(standin), LICHHOOK_PLUGIN_DIR=str(plugin_dir), XDG_STATE_HOME=str(tmp_path / "state"))
+    steps = [
+        ("start", {}, "", [("session-start", {"provider_session_id": "k-1", "provider": "kiro"})]),
+        ("prompt", {}, "", [("session-state", {"state": "busy"})]),
+        ("tool", {"tool": " edit ", "args": "src/a.rs\nmore"}, '{"continue":true}',
+         [("session-state", {"state": "busy", "tool": "edit", "detail": "src/a.rs"})]),
+        ("ask", {"question": "May I edit src/a.rs?"}, "",
+         [("session-state", {"state": "waiting", "reason": "May I edit src/a.rs?"})]),
+        ("named", {"name": "  Port the parser  "}, "", [("session-title", {"title": "Port the parser"})]),
+        ("wrote", {"name": "Port the parser"}, "", [("session-touched", {})]),  # the title has not changed
+        ("end", {}, "", [("session-state", {"state": "done"})]),
+        ("quit", {}, "", [("session-state", {"state": "idle"})]),
+        ("unknown", {}, "", []),  # not among its events: nothing, and its reports is never called
+    ]
+    for event, extra, verdict, expected in steps:
+        before = len(standin.reports)
+        done = run("kiro", event, stdin=json.dumps(dict(extra, chat="k-1")), env=env)
+        assert (done.returncode, done.stdout.decode(), done.stderr) == (0, verdict, b""), event
+        got = [(r.contract, {k: r.accepted[k] for k in fields}) for r, (_, fields) in
+               zip(standin.reports[before:], expected)]
+        assert len(standin.reports) - before == len(expected) and got == expected, event
+        for report in standin.reports[before:]:
+            assert report.status == 204
+            if report.contract != "session-start":
+                assert json.loads(report.body)["provider_session_id"] == "k-1"
+
+
+def test_adapters_match_the_typed_surface():
+    from importlib import import_module
+
+    import lichhook
+    from lichhook.adapters import BUILTIN
+    from lichhook.hookspecs import EventAdapter, SessionIdAdapter
+
+    for module in BUILTIN.values():
+        adapter = import_module(f"lichhook.adapters.{module}").ADAPTER
+        assert isinstance(adapter, EventAdapter) and isinstance(adapter, SessionIdAdapter)
+
+    class OneMethod:  # today's surface, duck-typed
+        provider, verdict, sample = "x", "", {}
+
+        def session_id(self, payload, environ):
+            return None
+
+    assert isinstance(OneMethod(), SessionIdAdapter) and not isinstance(OneMethod(), EventAdapter)
+    assert lichhook.Report is import_module("lichhook.adapter").Report
+    assert lichhook.Event is import_module("lichhook.adapter").Event
+    assert [h for h in dir(import_module("lichhook.hookspecs")) if h.startswith("lichhook_")] == ["lichhook_adapters"]

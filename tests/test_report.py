@@ -7,6 +7,7 @@ import urllib.parse
 
 import pytest
 
+from lichhook.contracts import RELEASE
 from testkit.environment import lich_env
 
 # provider -> (payload on stdin, id lich must receive, stdout verdict)
@@ -69,7 +70,7 @@ def test_request_line_headers_and_token(run, fault_server):
     assert path == "/session-start"
     assert urllib.parse.parse_qs(query) == {"token": [token]}
     assert headers["content-type"] == "application/json"
-    assert headers["x-lich-plugin"] == "0.18.0"
+    assert headers["x-lich-plugin"] == RELEASE
     assert int(headers["content-length"]) == len(body)
     assert json.loads(body) == {"session_id": "lich-s1", "provider_session_id": sid, "provider": "codex"}
 

@@ -11,16 +11,42 @@ import time
 from testkit.servers import post
 
 
-def test_demo_accepts_all_six_built_ins(run):
-    done = run("demo", timeout=120)
+def demo_sections(out: str) -> dict:
+    """provider -> the lines of its table in demo's output."""
+    sections: dict = {}
+    current = None
+    for line in out.splitlines():
+        if line and not line.startswith(" "):
+            current = line.split(" ", 1)[0]
+            sections[current] = []
+        elif current and line.strip():
+            sections[current].append(line)
+    return sections
+
+
+def test_demo_shows_each_harness_session_start_to_end(run):
+    done = run("demo", timeout=180)
     out = done.stdout.decode()
     assert done.returncode == 0, out + done.stderr.decode()
+    sections = demo_sections(out)
+    life = {}
     for provider in ("claude", "codex", "antigravity", "crush", "opencode", "omp"):
-        (row,) = [line for line in out.splitlines() if line.startswith(provider + " ")]
-        assert "204 accepted" in row
-    antigravity = [line for line in out.splitlines() if line.startswith("antigravity ")][0]
-    assert "{}" in antigravity
-    assert "All 6 built-in reports accepted" in out
+        header, *rows = sections[provider]
+        assert header.split() == ["event", "sent", "lich", "stdout"]
+        for row in rows:  # every report accepted; a step may rightly send nothing
+            assert re.search(r"  204(  |$)", row) or "nothing sent" in row, (provider, row)
+        life[provider] = "\n".join(rows)
+        assert "start " in life[provider], provider
+    # Every report kind each harness can send, across its session.
+    for provider in ("claude", "codex", "opencode"):
+        for word in ("busy", "tool=", "waiting  reason=", "done", "title '", "touched"):
+            assert word in life[provider], (provider, word)
+    assert "idle" in life["claude"] and "idle" in life["codex"]
+    for word in ("busy", "tool=", "done", "title '", "touched"):
+        assert word in life["antigravity"] and word in life["omp"], word
+    assert "touched" in life["crush"] and "busy" not in life["crush"]
+    assert '{"decision":"allow"}' in life["antigravity"] and '{"decision":""}' in life["antigravity"]
+    assert "reports accepted by the lich stand-in" in out
 
 
 def test_demo_runs_each_hook_as_it_was_run_itself(pyz, base_env):
@@ -47,9 +73,11 @@ def test_demo_fails_when_a_built_in_is_refused(run, tmp_path):
         "    def session_id(self, p, e): return p.get('session_id')\n"
         "@hookimpl\n"
         "def lichhook_adapters(): return [C()]\n")
-    done = run("demo", env={"LICHHOOK_PLUGIN_DIR": str(plugins)}, timeout=120)
+    done = run("demo", env={"LICHHOOK_PLUGIN_DIR": str(plugins)}, timeout=180)
     assert done.returncode == 1
-    assert "nothing sent" in done.stdout.decode()
+    out = done.stdout.decode()
+    assert "nothing sent" in demo_sections(out)["codex"][1]
+    assert "codex: nothing sent for its whole session" in out
 
 
 def test_standin_judges_like_lich():
@@ -64,8 +92,11 @@ def test_standin_judges_like_lich():
         status, reason = post(s.port, "/session-start", "tok", b"{")
         assert (status, reason) == (400, b"body must be a JSON object\n")
         big = json.dumps({"session_id": "s1", "provider_session_id": "x" * 5000}).encode()
-        assert post(s.port, "/session-start", "tok", big)[0] == 400
-        assert [r.status for r in s.reports] == [204, 401, 405, 404, 400, 400]
+        assert post(s.port, "/session-start", "tok", big)[0] == 400  # cut at 4 KiB: no longer JSON
+        assert post(s.port, "/hook", "tok", json.dumps({"session_id": "s1", "state": "busy"}).encode())[0] == 204
+        assert [r.status for r in s.reports] == [204, 401, 405, 404, 400, 400, 204]
+        assert [r.contract for r in s.reports] == ["session-start"] * 3 + [""] + ["session-start"] * 2 + ["session-state"]
+        assert [r.status for r in s.of("session-state")] == [204]
 
 
 def test_listen_prints_exports_and_each_report(pyz, base_env, run):
@@ -74,7 +105,8 @@ def test_listen_prints_exports_and_each_report(pyz, base_env, run):
     try:
         lines = [proc.stdout.readline() for _ in range(4)]
         text = "".join(lines)
-        port = int(re.search(r"127\.0\.0\.1:(\d+)/session-start", text).group(1))
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/session-start, /hook, /session-title, /session-touched",
+                             text).group(1))
         assert f"LICH_PORT={port}" in text and "LICH_TOKEN=tk-1" in text and "LICH_SESSION_ID=" in text
         assert f"$env:LICH_PORT = '{port}'" in text
         env = {"LICH_PORT": str(port), "LICH_TOKEN": "tk-1", "LICH_SESSION_ID": "lichhook-demo"}
@@ -83,7 +115,12 @@ def test_listen_prints_exports_and_each_report(pyz, base_env, run):
         seen = ""
         while "omp-1" not in seen and time.monotonic() < deadline:
             seen += proc.stdout.readline()
-        assert "204 accepted" in seen and "provider=omp" in seen and "omp-1" in seen
+        assert "204 accepted  session-start  provider=omp" in seen and "omp-1" in seen
+        run("omp", "tool_call", stdin=json.dumps({"type": "tool_call", "session_id": "omp-1", "toolName": "bash",
+                                                  "input": {"command": "ls"}}), env=env)
+        while "tool=bash" not in seen and time.monotonic() < deadline:
+            seen += proc.stdout.readline()
+        assert "204 accepted  session-state  busy  tool=bash  detail=ls" in seen
     finally:
         proc.terminate()
         proc.wait(timeout=10)

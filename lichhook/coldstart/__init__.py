@@ -15,13 +15,15 @@ equal to that plain way:
 - stdin: reading stdin until a deadline without importing ``select``;
 - hooks archive: the registered hooks run an archive holding only the modules hooks and
   wait ops import, and reach the rest in the complete archive beside it;
+- zipload: lichhook's modules read from its archive once each, where zipimport reads
+  them twice;
 - ``fastjson`` (a module of its own: the no-op path does without it): ``json.loads`` and
   ``json.dumps`` over ``_json``, without importing ``json``;
 - ``spans`` (a module of its own, for the wait ops alone): ``json.loads`` that also says
   where each entry of the waits store is spelt, so that an op copies back the entries it
   did not change instead of encoding them again.
 
-The first five share this one module because every hot command needs them and each
+The first six share this one module because every hot command needs them and each
 module a command imports costs about 0.1 ms of the import machinery, whatever it holds
 (docs/performance.md measures it).
 
@@ -37,10 +39,12 @@ those modules; everything else is plain modern Python.
 import os
 import sys
 import time
+import zipimport
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, List, Mapping, NoReturn, Optional
+    from types import CodeType, ModuleType
+    from typing import Callable, Dict, List, Mapping, NoReturn, Optional
 
 
 # --- process: how a short-lived command (a hook, a wait op) starts and ends -------------
@@ -154,7 +158,8 @@ def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
 # several milliseconds a hook does not need when the provider is built in and the plugin
 # folder holds no plugin file (only a plugin-folder adapter may replace a built-in). Then
 # the adapter comes straight from its module, the very object the host would give;
-# outside lich even that module is not loaded, since the verdict is all there is to print.
+# outside lich even that module is not loaded, since the verdict (from the harness's
+# descriptor) is all there is to print.
 
 HOST = ""  # builtin_module's answer when the pluggy host must decide
 
@@ -181,11 +186,13 @@ def builtin_adapter(module: str) -> object:
     return import_module(f"lichhook.adapters.{module}").ADAPTER
 
 
-def builtin_verdict(provider: str) -> str:
-    """What the built-in adapter for ``provider`` prints, without loading its module."""
-    from lichhook.adapters import VERDICTS
+def builtin_verdict(provider: str, event: "str | None" = None) -> str:
+    """What the built-in hook for ``provider`` prints for ``event`` (None: the bare
+    command), from its harness's descriptor, without loading the adapter's module."""
+    from lichhook.adapters import BY_PROVIDER
 
-    return VERDICTS.get(provider, "")
+    descriptor = BY_PROVIDER.get(provider)
+    return descriptor.verdict(event) if descriptor is not None else ""
 
 
 # --- stdin: reading until a deadline, without importing select -----------------------------
@@ -277,7 +284,7 @@ HOOK_MEMBERS = (
     "__main__.", "lichhook/__init__.", "lichhook/cli.", "lichhook/coldstart/", "lichhook/report.",
     "lichhook/debug.", "lichhook/paths.", "lichhook/lichenv.", "lichhook/adapter.", "lichhook/adapters/",
     "lichhook/payload.", "lichhook/ids.", "lichhook/client.", "lichhook/_version.", "lichhook/jsonint.",
-    "lichhook/diskio.", "lichhook/selfcmd.", "lichhook/claude_code/", "lichhook/waits/", "lichhook/codex_waits.",
+    "lichhook/contracts/", "lichhook/titles.", "lichhook/transcripts.", "lichhook/diskio.", "lichhook/selfcmd.", "lichhook/claude_code/", "lichhook/waits/", "lichhook/codex_waits.",
 )
 
 
@@ -293,3 +300,63 @@ def reach_complete_archive() -> None:
     complete = os.path.join(os.path.dirname(archive), COMPLETE_ARCHIVE)
     lichhook.__path__.append(os.path.join(complete, "lichhook"))
     sys.path.append(complete)
+
+
+# --- zipload: each of lichhook's modules read from its archive once, not twice -----------------
+#
+# zipimport (3.9 to 3.13) reads a module's bytes from the archive and unmarshals its code
+# twice: once when the import system asks the loader for the file name (``get_filename``,
+# for ``__file__``), which it can only tell by finding the code, and once more to run it
+# (``get_code``). ``OneRead`` is zipimport's own loader keeping the code the first read
+# found for the second: the same member, the same code, the same ``__file__``. It saves
+# about 30 us a module. It relies on zipimport's ``_get_module_code``, present in every
+# Python lichhook supports; without it nothing changes. It lives here, not in a module of
+# its own, because every command run from an archive puts it in place first.
+
+_module_code = getattr(zipimport, "_get_module_code", None)
+
+
+class OneRead(zipimport.zipimporter):
+    """zipimport's loader, reading each module once."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self._codes: "Dict[str, CodeType]" = {}
+
+    def get_filename(self, fullname: str) -> str:
+        code, _package, path = _module_code(self, fullname)  # type: ignore[misc]
+        self._codes[fullname] = code
+        return path  # type: ignore[no-any-return]
+
+    def get_code(self, fullname: str) -> "CodeType":
+        code = self._codes.pop(fullname, None)
+        return code if code is not None else super().get_code(fullname)
+
+    def create_module(self, spec: object) -> None:
+        return None  # the default module (3.9's zipimporter has no such method)
+
+    def exec_module(self, module: "ModuleType") -> None:
+        exec(self.get_code(module.__name__), module.__dict__)
+
+
+def zipload() -> bool:
+    """From now on, load what lichhook's own archive holds with OneRead; False (and
+    nothing changed) when lichhook does not run from an archive."""
+    import lichhook
+
+    loader = getattr(lichhook, "__loader__", None)
+    archive = getattr(loader, "archive", None)
+    if _module_code is None or type(loader) is not zipimport.zipimporter or not isinstance(archive, str):
+        return False
+    inside = tuple(archive + sep for sep in ("/", "\\"))
+
+    def hook(path: str) -> OneRead:
+        if path == archive or path.startswith(inside):
+            return OneRead(path)
+        raise ImportError("not lichhook's archive")  # the next path hook decides
+
+    sys.path_hooks.insert(0, hook)  # type: ignore[arg-type]
+    for path in list(sys.path_importer_cache):
+        if path == archive or path.startswith(inside):
+            del sys.path_importer_cache[path]
+    return True

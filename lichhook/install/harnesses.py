@@ -1,6 +1,11 @@
-"""The harnesses lichhook registers in, by name."""
+"""The harnesses lichhook registers in, by name: the built-in descriptors' order and
+installers (lichhook.adapters), never a list of their own."""
 
 from __future__ import annotations
+
+from importlib import import_module
+
+from lichhook.adapters import BY_PROVIDER, DESCRIPTORS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -8,26 +13,13 @@ if TYPE_CHECKING:
 
     from lichhook.install.harness import Env, Harness
 
-NAMES = ("claude", "codex", "antigravity", "crush", "opencode", "omp")
+NAMES = tuple(d.provider for d in DESCRIPTORS)
 
 
 def make(name: str, env: Env) -> Harness:
-    cls: type[Harness]
-    if name == "claude":
-        from lichhook.install.claude import Claude as cls
-    elif name == "codex":
-        from lichhook.install.codex import Codex as cls
-    elif name == "antigravity":
-        from lichhook.install.antigravity import Antigravity as cls
-    elif name == "crush":
-        from lichhook.install.crush import Crush as cls
-    elif name == "opencode":
-        from lichhook.install.jsmodules import Opencode as cls
-    elif name == "omp":
-        from lichhook.install.jsmodules import Omp as cls
-    else:
-        raise KeyError(name)
-    return cls(env)
+    module, _, cls = BY_PROVIDER[name].installer.partition(":")
+    harness: Harness = getattr(import_module(f"lichhook.install.{module}"), cls)(env)
+    return harness
 
 
 def make_all(env: Env) -> List[Harness]:

@@ -1,0 +1,156 @@
+"""lich's hook contracts, one module per endpoint, and what they share.
+
+| contract | module | endpoint |
+|---|---|---|
+| session-start | ``session_start`` | ``POST /session-start`` |
+| session-state | ``session_state`` | ``POST /hook`` |
+| session-title | ``session_title`` | ``POST /session-title`` |
+| session-touched | ``session_touched`` | ``POST /session-touched`` |
+
+Each module owns its endpoint: the path, the body lichhook's client sends (``body``)
+and lich's own parse of a body (``parse``), which the stand-in applies. What every
+endpoint shares lives here: the body size lich reads, the release lichhook names in
+``X-Lich-Plugin``, lich's notion of white space, lichhook's rule for free text, and the
+rules for the harness session id a report carries (lich's ``opaqueID``, and lichhook's
+stricter one).
+The report path imports this on every hook, so it stays small and imports nothing.
+"""
+
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Dict, Sequence
+
+# The lich-plugin release whose contracts lichhook implements, sent as X-Lich-Plugin on
+# every request. 0.18 is the newest contract lich's range check vouches for
+# ([0.13.0, 0.19.0) in the newest lich found; docs/session-start.md says which lich
+# releases take it without a warning).
+RELEASE = "0.18.0"
+
+# lich reads at most this many bytes of a body (hookBodyLimit) and cuts the rest.
+BODY_LIMIT = 4096
+
+# contract name -> its module under lichhook.contracts
+MODULES = {
+    "session-start": "session_start",
+    "session-state": "session_state",
+    "session-title": "session_title",
+    "session-touched": "session_touched",
+}
+
+# Go's unicode.IsSpace, which lich's strings.TrimSpace strips (Python's str.strip also
+# takes U+001C..U+001F, which Go keeps).
+SPACE = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+         "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+# lich's opaqueID refuses these, and ".." anywhere (it pastes ids into file globs).
+_LICH_FORBIDDEN = frozenset("/\\*?[]")
+
+
+class Rejected(ValueError):
+    """A body lich answers 400 to; the message is the reason, in the words of lich's fixtures."""
+
+
+def lich_id_problem(value: object) -> "str | None":
+    """Why lich itself would refuse ``value`` as a ``provider_session_id``, or None.
+
+    lich's ``opaqueID``: no ``/ \\ * ? [ ]`` and no ``..``. It takes control characters,
+    spaces and anything else (lichhook does not send those: provider_session_id_problem).
+    """
+    if not isinstance(value, str):
+        return f"id is {type(value).__name__}, not a string"
+    if not value:
+        return "id is empty"
+    if ".." in value:
+        return "id contains '..'"
+    for ch in value:
+        if ch in _LICH_FORBIDDEN:
+            return f"id contains {ch!r}"
+    return None
+
+
+def provider_session_id_problem(value: object) -> "str | None":
+    """Why lichhook does not send ``value`` as a ``provider_session_id``, or None.
+
+    lich's own rule, and two of lichhook's: no control character (an id that a
+    terminal, a log line or a file glob would show differently from the harness), and
+    valid Unicode: JSON can escape a lone surrogate (``"\\ud800"``), which lich's decoder
+    turns into U+FFFD, so lich would hold an id the harness does not have.
+    """
+    problem = lich_id_problem(value)
+    if problem is not None or not isinstance(value, str):
+        return problem
+    for ch in value:
+        if ch < " " or "\x7f" <= ch < "\xa0":  # C0, DEL, C1
+            return f"id contains control character U+{ord(ch):04X}"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # only a surrogate cannot be encoded
+        return f"id is not valid Unicode (lone surrogate U+{ord(value[exc.start]):04X})"
+    return None
+
+
+def module(name: str) -> "ModuleType":
+    """The module of the contract called ``name`` (a key of MODULES)."""
+    from importlib import import_module
+
+    return import_module("lichhook.contracts." + MODULES[name])
+
+
+def by_path(path: str) -> "ModuleType | None":
+    """The module of the contract served at ``path``, or None."""
+    for name in MODULES:
+        found = module(name)
+        if found.PATH == path:
+            return found
+    return None
+
+
+def encode(fields: "Dict[str, str]", provider_session_id: str = "") -> bytes:
+    """A body as lichhook sends every one: compact JSON, ASCII only, keys in order, the
+    harness's session id last when there is one to send alongside."""
+    from lichhook.coldstart import fastjson
+
+    if provider_session_id:
+        fields = dict(fields, provider_session_id=provider_session_id)
+    return fastjson.dumps(fields, separators=(",", ":")).encode("ascii")
+
+
+def decode(raw: bytes, fields: "Sequence[str]") -> "Dict[str, str]":
+    """The string fields lich's Go decoder reads from ``raw``, or Rejected."""
+    from lichhook.contracts.gojson import GoJSONError, decode_struct
+
+    try:
+        return decode_struct(raw, fields)
+    except GoJSONError:
+        raise Rejected("body must be a JSON object") from None
+
+
+def lich_trim(text: str) -> str:
+    """strings.TrimSpace."""
+    return text.strip(SPACE)
+
+
+def one_line(value: object, limit: int) -> str:
+    """lichhook's rule for free text (a tool, a detail, a reason, a title): the first line
+    that holds anything, control characters as spaces, trimmed as lich trims, cut to
+    ``limit`` code points (where lich cuts) and trimmed again; "" for anything else.
+    A lone surrogate (JSON can escape one) becomes U+FFFD, as lich would store it."""
+    if not isinstance(value, str):
+        return ""
+    for line in value.splitlines():
+        if line.strip(SPACE):
+            break
+    else:
+        return ""
+    if not line.isascii():
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            line = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in line)
+    if not line.isprintable():
+        line = "".join(" " if c < " " or "\x7f" <= c < "\xa0" else c for c in line)
+    return line.strip(SPACE)[:limit].rstrip(SPACE)

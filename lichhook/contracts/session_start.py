@@ -1,0 +1,46 @@
+"""session-start: ``POST /session-start``, which harness conversation runs in a card.
+
+Body ``{"session_id", "provider_session_id", "provider"}``. lich (``parseSessionStart``)
+needs a ``session_id`` and a ``provider_session_id``; an empty ``provider`` means
+``claude``; it refuses an id holding any of ``/ \\ * ? [ ]`` or ``..`` (it pastes ids
+into file globs) and a provider missing from its registry. lichhook's client is
+stricter about the id (``lichhook.contracts.provider_session_id_problem``). Wire details:
+docs/session-start.md.
+"""
+
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+
+from lichhook.contracts import Rejected, decode, encode, lich_id_problem
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict
+
+NAME = "session-start"
+PATH = "/session-start"
+FIELDS = ("session_id", "provider_session_id", "provider")
+
+# lich's provider registry (internal/providers/providers.go), in its order.
+PROVIDERS = ("claude", "codex", "antigravity", "opencode", "omp", "crush", "cursor", "kiro")
+
+
+def body(session_id: str, provider_session_id: str, provider: str) -> bytes:
+    """What lichhook sends: exactly the three keys (never the retired ``claude_session_id``)."""
+    return encode({"session_id": session_id, "provider_session_id": provider_session_id, "provider": provider})
+
+
+def parse(raw: bytes) -> "Dict[str, str]":
+    """The report lich stores for ``raw``, normalised, or Rejected with its reason."""
+    fields = decode(raw, FIELDS)
+    provider = fields["provider"] or "claude"
+    if not fields["session_id"]:
+        raise Rejected("session_id is required")
+    if not fields["provider_session_id"]:
+        raise Rejected("provider_session_id is required")
+    problem = lich_id_problem(fields["provider_session_id"])
+    if problem:
+        raise Rejected(f"provider_session_id must be an opaque id ({problem})")
+    if provider not in PROVIDERS:
+        raise Rejected("provider must be a registered provider id")
+    return {"session_id": fields["session_id"], "provider_session_id": fields["provider_session_id"],
+            "provider": provider}

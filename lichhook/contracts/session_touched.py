@@ -1,0 +1,32 @@
+"""session-touched: ``POST /session-touched``, files in a card's folder may have changed.
+
+Body ``{"session_id"}``; lich (``parseSessionTouched``) needs only that and ignores any
+other field, then refreshes the card's git status. lichhook sends it after a tool that
+changes files, with ``provider_session_id`` alongside. Wire details:
+docs/session-touched.md.
+"""
+
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+
+from lichhook.contracts import Rejected, decode, encode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict
+
+NAME = "session-touched"
+PATH = "/session-touched"
+FIELDS = ("session_id",)
+
+
+def body(session_id: str, provider_session_id: str = "") -> bytes:
+    """What lichhook sends."""
+    return encode({"session_id": session_id}, provider_session_id)
+
+
+def parse(raw: bytes) -> "Dict[str, str]":
+    """What lich applies for ``raw``, or Rejected with its reason."""
+    fields = decode(raw, FIELDS)
+    if not fields["session_id"]:
+        raise Rejected("session_id is required")
+    return {"session_id": fields["session_id"]}

@@ -1,0 +1,63 @@
+"""Reading the harness descriptors (``lichhook.adapters.DESCRIPTORS``) for those that
+need more than the report path does: the installers (registrations as objects), the
+docs and help (a table of harness, event and reports) and the tests (what a descriptor
+must never say).
+
+The descriptors themselves are plain data in ``lichhook.adapters``, read on every hook.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+from lichhook.adapters import Descriptor
+
+# What an event can turn into, in the order a card shows them.
+REPORT_KINDS = ("start", "busy", "tool", "waiting", "done", "idle", "title", "touched")
+
+
+class Registration(NamedTuple):
+    """One hook entry an installer writes: on ``event``, run lichhook with ``words``."""
+
+    event: str
+    words: Tuple[str, ...]
+    matcher: Optional[str]
+    timeout: Optional[int]
+
+
+def registrations(descriptor: Descriptor) -> List[Registration]:
+    return [Registration(event, tuple(words), matcher, timeout)
+            for event, words, matcher, timeout in descriptor.registration_rows]
+
+
+def problems(descriptor: Descriptor, subcommands: Sequence[str] = ()) -> List[str]:
+    """What is wrong with a descriptor, in words: nothing, for every built-in."""
+    found = []
+    d = descriptor
+    if d.start_event not in d.events:
+        found.append(f"{d.provider}: the start event {d.start_event!r} is not among its events")
+    for name, reports in d.events.items():
+        unknown = [kind for kind in reports if kind not in REPORT_KINDS]
+        if unknown:
+            found.append(f"{d.provider} {name}: unknown report kinds {unknown}")
+    for name in d.verdicts_by_event:
+        if name not in d.events:
+            found.append(f"{d.provider}: a verdict for {name!r}, which is not among its events")
+    for r in registrations(d):
+        if r.event not in d:
+            found.append(f"{d.provider}: {r} is on an event it does not send")
+        if r.words[:1] == (d.provider,):
+            if r.words[1:] not in ((), (r.event,)):
+                found.append(f"{d.provider}: {r} names another event than the one it is on")
+            if r.words[1:] == () and d.spec(r.event) != ("start",):
+                found.append(f"{d.provider}: {r} is bare, but {r.event} reports more than the session start")
+        elif r.words[0] not in subcommands:
+            found.append(f"{d.provider}: {r} runs neither its provider nor a lichhook command")
+    return found
+
+
+def table_rows(descriptors: Sequence[Descriptor]) -> Iterator[Tuple[str, str, str, str]]:
+    """(provider, event, reports, verdict) for every event of every descriptor."""
+    for d in descriptors:
+        for name, reports in d.events.items():
+            yield d.provider, name, ", ".join(reports), d.verdict(name)

@@ -1,0 +1,131 @@
+"""The last title lichhook gave lich for each card, so a title goes out only when it changes.
+
+One small JSON file per lich session, ``{"session": <LICH_SESSION_ID>, "title": ...}``,
+in ``<user state dir>/titles/`` (``~/.local/state/lichhook/titles`` on Linux): never in
+a shared temporary folder. The file is named after a hash of the session id (16 hex
+digits), never after the id itself, which comes from the environment unchecked; the id
+stored inside is compared on every read, so two ids that share a hash only cost a title
+sent twice. Writes are atomic (``lichhook.diskio.write_atomic``); the folder is created
+private (0700) and used only when it is a real folder of this user. Files untouched for
+30 days are removed when a new title is written.
+"""
+
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+
+import os
+
+from lichhook.coldstart import user_state_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping, Optional
+
+FOLDER = "titles"
+MAX_BYTES = 8192  # far above an 80-character title and its session id
+MAX_AGE_SECONDS = 30 * 24 * 3600
+_SUFFIX = ".json"
+_O_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def folder(environ: "Mapping[str, str]") -> str:
+    return os.path.join(user_state_dir(environ), FOLDER)
+
+
+def key(session_id: str) -> str:
+    """The file name for ``session_id``: FNV-1a (64 bits) of its UTF-8, in hex."""
+    value = 0xCBF29CE484222325
+    for byte in session_id.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def _path(environ: "Mapping[str, str]", session_id: str) -> str:
+    return os.path.join(folder(environ), key(session_id) + _SUFFIX)
+
+
+def last(environ: "Mapping[str, str]") -> "Optional[str]":
+    """The last title recorded for the card in LICH_SESSION_ID, or None."""
+    session_id = environ.get("LICH_SESSION_ID", "")
+    if not session_id:
+        return None
+    try:
+        fd = os.open(_path(environ, session_id), os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        raw = os.read(fd, MAX_BYTES)
+    finally:
+        os.close(fd)
+    from lichhook.coldstart import fastjson
+
+    try:
+        record = fastjson.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or record.get("session") != session_id:
+        return None
+    title = record.get("title")
+    return title if isinstance(title, str) else None
+
+
+def remember(environ: "Mapping[str, str]", title: str) -> bool:
+    """Record ``title`` as the card's last; False when there is nowhere safe to keep it."""
+    session_id = environ.get("LICH_SESSION_ID", "")
+    if not session_id:
+        return False
+    where = folder(environ)
+    if not _usable(where):
+        return False
+    from lichhook.coldstart import fastjson
+    from lichhook.diskio import write_atomic
+
+    data = fastjson.dumps({"session": session_id, "title": title}).encode("utf-8", "surrogatepass")
+    write_atomic(os.path.join(where, key(session_id) + _SUFFIX), data)
+    _prune(where)
+    return True
+
+
+def forget(environ: "Mapping[str, str]", session_id: str) -> None:
+    """Remove what is recorded for ``session_id`` (demo cleans up after itself)."""
+    try:
+        os.unlink(_path(environ, session_id))
+    except OSError:
+        pass
+
+
+def _usable(where: str) -> bool:
+    """Create the folder (private) if it is missing; True when it is a real folder (not a
+    link) that belongs to this user."""
+    import stat
+
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        st = os.lstat(where)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    return not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
+
+
+def _prune(where: str) -> None:
+    import time
+
+    cutoff = time.time() - MAX_AGE_SECONDS
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return
+    for name in names:
+        if len(name) != 16 + len(_SUFFIX) or not name.endswith(_SUFFIX):
+            continue
+        path = os.path.join(where, name)
+        try:
+            if os.lstat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            pass
