@@ -1,6 +1,6 @@
 """How this program names itself, for commands it prints or writes into configs."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 import sys
@@ -10,7 +10,7 @@ if TYPE_CHECKING:  # typing costs the hooks that print commands about 8 ms
     from typing import List, Optional
 
 
-def running_archive() -> Optional[str]:
+def running_archive() -> "Optional[str]":
     """The absolute path of the .pyz this code runs from, or None when run from source."""
     import lichhook
 
@@ -18,7 +18,7 @@ def running_archive() -> Optional[str]:
     return os.path.abspath(archive) if archive else None
 
 
-def interpreter_flags() -> List[str]:
+def interpreter_flags() -> "List[str]":
     """The isolation flags this interpreter runs with (``-I``, ``-S``), to pass on to the
     commands it starts or prints, so they run as it does."""
     flags = []
@@ -29,7 +29,7 @@ def interpreter_flags() -> List[str]:
     return flags
 
 
-def self_command() -> List[str]:
+def self_command() -> "List[str]":
     """argv that runs this same lichhook with this same Python, started the same way."""
     archive = running_archive()
     if archive:

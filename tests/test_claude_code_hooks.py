@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from testkit.hostile import FILE_UNSAFE_IDS, NOT_STRINGS
 
@@ -526,11 +528,11 @@ def test_hot_path_imports_stay_lean(pyz, base_env, waits, which):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines()
                 if line.startswith("import time:")}
     assert f"lichhook.claude_code.{which.replace('-', '_')}" in imported
-    # The folder is read through the one module that owns it, and nothing else of the ops.
-    assert "lichhook.waits.folder" in imported
+    # The folder is read through the hooks' side of the module that owns it, and nothing of the ops.
+    assert "lichhook.waits.view" in imported
     # json and re too: lichhook.coldstart.fastjson drives json's C parser without importing either.
     for heavy in ("json", "re", "typing", "argparse", "subprocess", "sqlite3", "platformdirs", "pluggy",
-                  "logging", "datetime", "lichhook.waits.rules", "lichhook.waits.api", "lichhook.waits.lock",
+                  "logging", "datetime", "lichhook.waits.rules", "lichhook.waits.api", "lichhook.waits.lock", "lichhook.waits.folder",
                   "threading", "ctypes", "http.client", "urllib.request"):
         assert heavy not in imported, heavy
 
@@ -619,3 +621,16 @@ def test_clear_round_trip_over_hand_made_mirrors(session_start, stop, waits):
     write_index(waits, [("me@box", "s-new", 1)])
     assert stop("s-new").blocked
     assert stop("s-old").out is None
+
+
+# ---- the text the hooks print -------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2100), max_size=80), st.integers(4, 60))
+def test_clean_makes_every_control_character_a_space_as_is_control_says(text, limit):
+    from lichhook.claude_code.commands import clean
+    from lichhook.ids import is_control
+
+    one = " ".join("".join(" " if is_control(c) else c for c in text).split())
+    plain = one if len(one) <= limit else one[: limit - 3].rstrip() + "..."
+    assert clean(text, limit) == plain

@@ -510,7 +510,8 @@ def test_temporaries_a_stop_hook_left_behind_are_cleaned(pyz, seeded):
 
 
 def test_only_the_folder_module_spells_the_layout():
-    """Every other module asks lichhook.waits.folder for a path in the waits folder."""
+    """Every other module asks lichhook.waits.folder (or its hooks' side, view) for a path
+    in the waits folder."""
     import ast
 
     root = Path(__file__).resolve().parent.parent / "lichhook"
@@ -518,7 +519,7 @@ def test_only_the_folder_module_spells_the_layout():
              "queue", MARKER, ".count"}
     spelled = []
     for path in root.rglob("*.py"):
-        if path.relative_to(root).as_posix() == "waits/folder.py":
+        if path.relative_to(root).as_posix() in ("waits/folder.py", "waits/view.py"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = {id(node.body[0].value) for node in ast.walk(tree)
@@ -530,6 +531,50 @@ def test_only_the_folder_module_spells_the_layout():
                     and any(name in node.value for name in names)):
                 spelled.append(f"{path.relative_to(root)}:{node.lineno}: {node.value[:60]!r}")
     assert spelled == []
+
+
+LAYOUT = ["MARKER", "FOLDER_FORMAT", "STORE", "LOCK", "DIRTY", "BROKEN", "INDEX", "SESSIONS", "STOPS", "QUEUE",
+          "MIRROR_SUFFIX", "COUNTER_SUFFIX", "OWN_TOP", "MAX_MIRROR_BYTES", "MAX_SMALL_FILE", "STALE_SECONDS"]
+
+
+def test_the_hooks_side_repeats_the_folder_modules_layout_exactly():
+    import ast
+
+    from lichhook.waits import folder, view
+
+    assert {name: getattr(view, name) for name in LAYOUT} == {name: getattr(folder, name) for name in LAYOUT}
+    # Every name of the layout the view defines is one of those.
+    source = (Path(__file__).resolve().parent.parent / "lichhook" / "waits" / "view.py").read_text(encoding="utf-8")
+    assigned = {t.id for node in ast.parse(source).body if isinstance(node, ast.Assign)
+                for t in node.targets if isinstance(t, ast.Name) and t.id.isupper()}
+    assert assigned == set(LAYOUT)
+    # The ops build on the view: one set of checks and of errors for both.
+    assert issubclass(folder.WaitsFolder, view.FolderView) and folder.FolderRefused is view.FolderRefused
+
+
+def test_what_the_ops_write_the_hooks_read_back_as_it_was():
+    from lichhook.coldstart import fastjson
+    from lichhook.waits import folder, view
+
+    waits = [{"id": "w1", "what": "CI run for PR 212", "family": "ci.build", "created": "2026-11-30T04:33:16Z",
+              "watched": None, "said": {"at": "2026-11-30T04:40:02Z", "note": "told"}},
+             {"id": "w2", "what": "r\u00e9ply", "family": None, "created": "2026-11-30T04:34:00Z",
+              "watched": {"at": "2026-11-30T04:35:00Z", "note": None}, "said": None}]
+    doc = fastjson.loads(folder.encode(folder.session_doc("s-1", "rev@node", waits, "2026-11-30T05:00:00Z")).decode())
+    own = view.parse_session(doc, "s-1", "sessions/s-1.json")
+    assert own.name == "rev@node"
+    assert [(w.id, w.what, w.family, w.created, w.watched, w.said, w.holds_turn) for w in own.waits] == [
+        ("w1", "CI run for PR 212", "ci.build", "2026-11-30T04:33:16Z", False, True, False),
+        ("w2", "r\u00e9ply", None, "2026-11-30T04:34:00Z", True, False, False)]
+    empty = view.parse_session(fastjson.loads(folder.encode(folder.session_doc("s-2", None, [], "t")).decode()),
+                               "s-2", "sessions/s-2.json")
+    assert (empty.name, empty.waits) == (None, [])
+    state = {"format": 1, "names": {
+        "rev@node": {"session": "s-1", "since": "t", "next": 3, "waits": waits, "displaced": []},
+        "idle@node": {"session": "s-3", "since": "t", "next": 1, "waits": [], "displaced": []}}}
+    names, skipped = view.parse_index(fastjson.loads(folder.encode(folder.index_doc("node", folder.index_entries(state), "t")).decode()),
+                                      "index.json")
+    assert skipped == 0 and [(n.name, n.session, n.open) for n in names] == [("rev@node", "s-1", 2)]
 
 
 def test_a_folder_another_op_marks_while_this_one_looks_is_taken(tmp_path, monkeypatch):

@@ -2,13 +2,13 @@
 
 Both hooks read only the mirrored files of the waits folder (``sessions/<id>.json`` and
 ``index.json``), never the store itself, so they answer even when the store is busy or
-broken; ``lichhook.waits.folder`` checks the folder and reads them. Whatever happens they exit 0 and print one JSON object or nothing: a hook must
+broken; ``lichhook.waits.view`` checks the folder and reads them. Whatever happens they exit 0 and print one JSON object or nothing: a hook must
 never fail or wedge the operator's turn. Everything they let through for a reason is said
 twice, on stderr and as ``systemMessage``, because Claude Code shows the operator only the
 latter when a hook exits 0.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 import sys
@@ -32,7 +32,7 @@ and always exit 0.
 class Outcome:
     """What a hook prints: an optional JSON object for stdout and notices for the operator."""
 
-    def __init__(self, out: dict | None = None) -> None:
+    def __init__(self, out: "dict | None" = None) -> None:
         self.out = out
         self.notices: list = []
 
@@ -53,7 +53,7 @@ class Folder:
         self.explicit = explicit
 
 
-def choose_folder(arg: str | None, environ: Mapping[str, str]) -> Folder:
+def choose_folder(arg: "str | None", environ: "Mapping[str, str]") -> "Folder":
     from lichhook.paths import waits_dir
 
     explicit = bool(arg) or bool(environ.get("LICHHOOK_WAITS_DIR", "").strip())
@@ -90,7 +90,7 @@ def let_through(hook: str) -> str:
     return "lichhook SessionStart hook told the model nothing about its waits"
 
 
-def run_hook(hook: str, extra: list, environ: Mapping[str, str]) -> Outcome:
+def run_hook(hook: str, extra: list, environ: "Mapping[str, str]") -> "Outcome":
     from lichhook.ids import BadId, wait_session_id
     from lichhook.payload import PayloadError, parse_payload, read_stdin
 
@@ -124,7 +124,7 @@ def _session_field(payload: dict) -> object:
     return payload["session_id"]
 
 
-def finish(outcome: Outcome) -> None:
+def finish(outcome: "Outcome") -> None:
     """Print the notices on stderr and the JSON object (with the notices as systemMessage)."""
     out = outcome.out
     if outcome.notices:

@@ -6,11 +6,11 @@ context also lists every other name on the node with open waits, each with the e
 adopt call that moves that name (and its waits) to this session.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.claude_code import Folder, Outcome
 from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
-from lichhook.waits.folder import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
+from lichhook.waits.view import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
 
 # Claude Code cuts hook output at 10,000 characters; stay well inside it, whatever the
 # number of waits and names and however long the paths in the commands are.
@@ -22,7 +22,7 @@ MAX_WHAT = 160
 MAX_CONTEXT = 9000
 
 
-def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
+def session_start(session: str, payload: dict, folder: "Folder") -> "Outcome":
     outcome = Outcome()
     own, names, problems = read_records(folder, session, outcome)
     text = context(session, payload.get("source"), own, names, folder, program(), problems)
@@ -30,7 +30,7 @@ def session_start(session: str, payload: dict, folder: Folder) -> Outcome:
     return outcome
 
 
-def read_records(folder: Folder, session: str, outcome: Outcome, with_index: bool = True) -> tuple:
+def read_records(folder: "Folder", session: str, outcome: "Outcome", with_index: bool = True) -> tuple:
     """(the session's own waits or None, the index's names, the problems met), read from
     the mirrors only; each problem is also noticed on ``outcome`` for the operator. Every
     SessionStart hook over the waits (Claude Code's, Codex's) reads them this way."""
@@ -76,7 +76,7 @@ def _exists(path: str) -> bool:
     return os.path.lexists(path)
 
 
-def context(session: str, source: object, own: SessionWaits | None, names: list, folder: Folder,
+def context(session: str, source: object, own: "SessionWaits | None", names: list, folder: "Folder",
             prefix: str, problems: list) -> str:
     """The additionalContext text; pure, so its size bounds are easy to hold."""
     name = own.name if own else None
@@ -151,7 +151,7 @@ def fit(lines: list, budget: int) -> list:
     return kept
 
 
-def describe_wait(w: Wait) -> str:
+def describe_wait(w: "Wait") -> str:
     family = f" [family {clean(w.family, 80)}]" if w.family else ""
     if w.watched and w.said:
         state = "watched, said"

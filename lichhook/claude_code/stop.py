@@ -2,26 +2,26 @@
 
 A wait holds the turn when it is open and neither watched nor said. The hook refuses such
 a stop at most three times in a row per session (counted in ``stops/<session id>.count``,
-which ``lichhook.waits.folder`` reads and writes); the fourth is let through, so no wait
+which ``lichhook.waits.view`` reads and writes); the fourth is let through, so no wait
 can keep a turn going forever. Claude Code's own
 ``stop_hook_active`` flag is not consulted: it is also true after another hook's block,
 and the counter already bounds the loop.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 
 from lichhook.claude_code import Folder, Outcome, let_through
 from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
-from lichhook.waits.folder import FolderRefused, MirrorError, SessionWaits, WaitsFolder, for_hooks
+from lichhook.waits.view import FolderRefused, FolderView, MirrorError, SessionWaits, for_hooks
 
 MAX_STRIKES = 3
 MAX_WAITS_SHOWN = 10
 MAX_WHAT = 200
 
 
-def stop(session: str, folder: Folder) -> Outcome:
+def stop(session: str, folder: "Folder") -> "Outcome":
     outcome = Outcome()
     try:
         waits = for_hooks(folder.path)
@@ -37,7 +37,7 @@ def stop(session: str, folder: Folder) -> Outcome:
         return _decide(session, folder, waits, outcome)
 
 
-def _decide(session: str, folder: Folder, waits: WaitsFolder, outcome: Outcome) -> Outcome:
+def _decide(session: str, folder: "Folder", waits: "FolderView", outcome: "Outcome") -> "Outcome":
     try:
         own = waits.session_waits(session)
     except (MirrorError, FolderRefused) as exc:
@@ -75,7 +75,7 @@ def _decide(session: str, folder: Folder, waits: WaitsFolder, outcome: Outcome) 
     return outcome
 
 
-def advice(own: SessionWaits, holding: list, session: str, folder: Folder, prefix: str) -> str:
+def advice(own: "SessionWaits", holding: list, session: str, folder: "Folder", prefix: str) -> str:
     """The block reason, which Claude reads as its next instruction; pure."""
     name = own.name or "WHO"
     lines = ["Do not end your turn yet: these waits are open, nothing watches them and you "

@@ -18,7 +18,10 @@ equal to that plain way:
 - zipload: lichhook's modules read from its archive once each, where zipimport reads
   them twice;
 - ``fastjson`` (a module of its own: the no-op path does without it): ``json.loads`` and
-  ``json.dumps`` over ``_json``, without importing ``json``.
+  ``json.dumps`` over ``_json``, without importing ``json``;
+- ``spans`` (a module of its own, for the wait ops alone): ``json.loads`` that also says
+  where each entry of the waits store is spelt, so that an op copies back the entries it
+  did not change instead of encoding them again.
 
 The first six share this one module because every hot command needs them and each
 module a command imports costs about 0.1 ms of the import machinery, whatever it holds

@@ -6,7 +6,7 @@ state, apply the op (or refuse, writing nothing), save the state, bring the mirr
 line, release the lock.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 
@@ -26,6 +26,8 @@ def _refusal(op: object, sentence: str, **fields: object) -> dict:
 
 def _arguments(op: str, what: object, family: object, wait_id: object, note: object) -> dict:
     """The op's own arguments, checked; arguments the op does not take are ignored."""
+    if op in ("list", "adopt"):
+        return {}  # without importing the checks, for the ops that take no arguments
     from lichhook.waits import fields
 
     if op == "add":
@@ -42,12 +44,12 @@ def run_op(
     *,
     by: str,
     session: str,
-    what: str | None = None,
-    family: str | None = None,
-    id: str | None = None,  # noqa: A002 - the argument is named as on the command line
-    note: str | None = None,
-    waits_dir: str | None = None,
-    environ: Mapping[str, str] = os.environ,
+    what: "str | None" = None,
+    family: "str | None" = None,
+    id: "str | None" = None,  # noqa: A002 - the argument is named as on the command line
+    note: "str | None" = None,
+    waits_dir: "str | None" = None,
+    environ: "Mapping[str, str]" = os.environ,
 ) -> dict:
     """Run one waits op and return its answer; never raises.
 
@@ -81,12 +83,12 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
     folder = os.path.abspath(waits_dir(environ, explicit_dir))
     now = utc_now()
     try:
-        here: str | None = this_node(environ)
+        here: "str | None" = this_node(environ)
     except BadId:
         here = None  # the index still gets written; its node stays unknown
     try:
         result, warning = transaction(
-            folder, lambda state: apply(state, op, name, session, now, **args), here, now)
+            folder, lambda state: apply(state, op, name, session, now, **args), here, now, name, session)
     except Refused as refused:
         return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
     except FolderRefused as exc:

@@ -3,7 +3,7 @@
 The options are parsed by hand: argparse would cost this path more than the op itself.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import sys
 

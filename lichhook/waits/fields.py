@@ -5,7 +5,7 @@ and the fix. An empty ``family`` or ``note`` counts as absent: tool callers ofte
 for an optional field.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.ids import BadId, is_control
 
@@ -38,14 +38,14 @@ def check_what(value: object) -> str:
     return _text(value, "what", WHAT_MAX)
 
 
-def check_note(value: object) -> str | None:
+def check_note(value: object) -> "str | None":
     """An optional note for watched and said: up to 500 characters."""
     if value is None or value == "":
         return None
     return _text(value, "note", NOTE_MAX)
 
 
-def check_family(value: object) -> str | None:
+def check_family(value: object) -> "str | None":
     """An optional event family such as ``ci.build``: letters, digits and ``. _ - : /``."""
     if value is None or value == "":
         return None

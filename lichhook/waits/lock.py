@@ -26,7 +26,7 @@ it, so on a loaded machine a process can still lose round after round. So waiter
 The OS releases every lock a process holds when it dies, however it dies.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import sys
 
@@ -49,7 +49,7 @@ def release(fd: int) -> None:
 class Turn:
     """The lock held, taken in turn; ``end`` releases it and wakes the next waiter."""
 
-    def __init__(self, fd: int, queue: object = None, node: str | None = None, node_fd: int = -1) -> None:
+    def __init__(self, fd: int, queue: object = None, node: "str | None" = None, node_fd: int = -1) -> None:
         self.fd = fd
         self.queue = queue
         self.node = node
@@ -63,7 +63,7 @@ class Turn:
                 _leave(self.queue, self.node, self.node_fd)
 
 
-def take_turn(queue: object, fd: int, timeout: float) -> Turn | None:
+def take_turn(queue: object, fd: int, timeout: float) -> "Turn | None":
     """Take the lock on ``fd`` in turn: a Turn once held, None if the deadline passed
     first. ``queue`` is the folder (a ``diskio.Dir``) the POSIX queue keeps its nodes in;
     Windows queues by itself and ignores it."""
@@ -86,7 +86,7 @@ if sys.platform == "win32":
         os.lseek(fd, LOCK_OFFSET, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
-    def _take_turn(queue: object, fd: int, timeout: float) -> Turn | None:
+    def _take_turn(queue: object, fd: int, timeout: float) -> "Turn | None":
         return Turn(fd) if acquire(fd, timeout) else None
 
     def _leave(queue: object, node: str, node_fd: int) -> None:
@@ -215,7 +215,7 @@ else:
             raise state["error"]
         return True
 
-    def _take_turn(queue, fd: int, timeout: float) -> Turn | None:  # type: ignore[no-untyped-def]
+    def _take_turn(queue, fd: int, timeout: float) -> "Turn | None":  # type: ignore[no-untyped-def]
         import time
 
         if _try(fd):
@@ -244,7 +244,7 @@ else:
         except OSError:
             return []
 
-    def _join(queue, deadline: float) -> tuple | None:  # type: ignore[no-untyped-def]
+    def _join(queue, deadline: float) -> "tuple | None":  # type: ignore[no-untyped-def]
         """(node name, its locked descriptor, the node ahead's descriptor or -1), made
         under the queue folder's own lock so that tickets are handed out one by one."""
         import time

@@ -1,6 +1,6 @@
 """Caller names, ``who@node``, and this machine's node. Pure apart from reading the host name."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 
@@ -20,7 +20,7 @@ def host_name() -> str:
     return socket.gethostname()
 
 
-def this_node(environ: Mapping[str, str] = os.environ) -> str:
+def this_node(environ: "Mapping[str, str]" = os.environ) -> str:
     """LICHHOOK_NODE if set, else the host name; lower-cased and checked. Raises BadId."""
     chosen = environ.get("LICHHOOK_NODE", "")
     if chosen.strip():
@@ -39,7 +39,7 @@ def this_node(environ: Mapping[str, str] = os.environ) -> str:
         ) from None
 
 
-def parse_by(by: object, environ: Mapping[str, str] = os.environ) -> Tuple[str, str]:
+def parse_by(by: object, environ: "Mapping[str, str]" = os.environ) -> "Tuple[str, str]":
     """``(who, node)`` for ``by`` (``who@node``, or a bare ``who`` meaning this node). Raises BadId."""
     if not isinstance(by, str):
         raise BadId("by must be a string such as 'reviewer' or 'reviewer@myhost'")

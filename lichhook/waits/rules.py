@@ -3,11 +3,12 @@
 The state is the plain JSON-able dict kept in ``store.json``; its shape is set out, and
 checked, in ``lichhook.waits.folder``.
 
-``apply`` either changes the state and returns the op's result, or raises ``Refused`` having
-changed nothing, so a refused op never needs its state written back.
+``apply`` either changes the state and returns the op's result and the names whose entries
+it changed, or raises ``Refused`` having changed nothing, so a refused op never needs its
+state written back.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 OPS = ("add", "list", "watched", "said", "done", "adopt")
 # How many earlier holders of a name are remembered, to tell each that it was adopted.
@@ -21,13 +22,13 @@ if TYPE_CHECKING:
 class Refused(Exception):
     """An op the rules refuse: ``sentence`` says why and what to do; ``extra`` adds fields."""
 
-    def __init__(self, sentence: str, extra: dict | None = None) -> None:
+    def __init__(self, sentence: str, extra: "dict | None" = None) -> None:
         super().__init__(sentence)
         self.sentence = sentence
         self.extra = extra or {}
 
 
-def holder_of(state: dict, session: str) -> Optional[str]:
+def holder_of(state: dict, session: str) -> "Optional[str]":
     """The name ``session`` holds, or None."""
     for name, entry in state["names"].items():
         if entry["session"] == session:
@@ -35,7 +36,7 @@ def holder_of(state: dict, session: str) -> Optional[str]:
     return None
 
 
-def _mismatch(name: str, entry: dict, session: str) -> Refused:
+def _mismatch(name: str, entry: dict, session: str) -> "Refused":
     holder = entry["session"]
     adopted = None
     for record in entry["displaced"]:
@@ -58,7 +59,7 @@ def _mismatch(name: str, entry: dict, session: str) -> Refused:
     return Refused(sentence, {"held_by": holder})
 
 
-def _find(entry: dict | None, wait_id: str, name: str) -> int:
+def _find(entry: "dict | None", wait_id: str, name: str) -> int:
     for i, wait in enumerate(entry["waits"] if entry else ()):
         if wait["id"] == wait_id:
             return i
@@ -74,15 +75,17 @@ def apply(
     name: str,
     session: str,
     now: str,
-    what: str | None = None,
-    family: str | None = None,
-    wait_id: str | None = None,
-    note: str | None = None,
-) -> Tuple[dict, bool]:
+    what: "str | None" = None,
+    family: "str | None" = None,
+    wait_id: "str | None" = None,
+    note: "str | None" = None,
+) -> "Tuple[dict, Tuple[str, ...]]":
     """Run ``op`` for ``name`` from ``session`` at time ``now``.
 
     Returns ``(result, changed)``: the op's own fields (the caller adds ok, op, name and
-    session) and whether the state changed. Raises Refused, with the state untouched.
+    session) and the names whose entries the op changed (none: the state is as it was),
+    so that only their sessions' mirrors need a look. Raises Refused, with the state
+    untouched.
     """
     names = state["names"]
     entry = names.get(name)
@@ -161,4 +164,5 @@ def apply(
         result["claimed"] = True
     if release is not None:
         result["released"] = release
-    return result, changed
+    names_changed = (name,) if changed else ()
+    return result, names_changed + ((release,) if release is not None else ())
