@@ -160,7 +160,10 @@ def install_then_uninstall(text: bytes, which: int, windows: bool = False) -> No
         home = os.path.join(tmp, "home")
         os.makedirs(home)
         harness, path = harness_files(home)[which]
-        harness.env.windows = windows
+        # omp's folder is joined the Windows way under a Windows env, which a POSIX home
+        # cannot stand for (it would name a file in the working folder): its entries still
+        # take the Windows forms, from the target.
+        harness.env.windows = windows and harness.name != "omp"
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(text)
