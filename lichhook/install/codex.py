@@ -94,9 +94,13 @@ class Codex(harness.Harness):
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
+        # The keys of the hooks this removes, read before hooks.json changes: their trust
+        # records go with them (a record left behind would trust whatever comes to stand
+        # at that position with the same command).
+        records = [key for _, key, _, _ in self.trust(target)]
 
         def remove_mcp(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
-            return tomlconfig.remove(raw, toml_path, target, self._created_by_lichhook(toml_path, target))
+            return tomlconfig.remove(raw, toml_path, target, self._created_by_lichhook(toml_path, target), records)
 
         return [
             files.Edit(hooks_path, harness.removal(hooks_path, lambda doc, keep: entries.remove_hooks(

@@ -156,11 +156,13 @@ class Crush(harness.Harness):
                 python, archive = harness.split_line(command)
                 ours = target.owns(command)
                 added: List[str] = []
+                words = None
                 if ours:
                     match = _match(command, wanted.get(event, []), target)
                     added = (entries.Line("sh").additions_text(command, target, match[1]) if match is not None
                              else [f"a command lichhook cannot update: {command!r}"])
-                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added))
+                    words = match[0].sub if match is not None and match[1] == match[0].sub else None
+                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added, words))
         return found
 
 

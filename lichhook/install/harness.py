@@ -58,10 +58,13 @@ class Env:
 
 class Found:
     """One lichhook registration seen in a harness's config, for ``doctor``.
-    ``additions``: what the user added to or changed in it, in words."""
+    ``additions``: what the user added to or changed in it, in words; ``words``:
+    lichhook's subcommand words of the registration it is, as this release writes them
+    (None when it is none of them, or is spelled as an earlier release did)."""
 
     def __init__(self, path: str, label: str, text: str, python: Optional[str], archive: Optional[str],
-                 ours: bool = True, additions: Optional[List[str]] = None) -> None:
+                 ours: bool = True, additions: Optional[List[str]] = None,
+                 words: Optional[tuple] = None) -> None:
         self.path = path
         self.label = label
         self.text = text
@@ -69,6 +72,7 @@ class Found:
         self.archive = archive
         self.ours = ours
         self.additions = list(additions or ())
+        self.words = words
 
 
 class Harness:
@@ -113,6 +117,18 @@ class Harness:
         """(line, problem or None, fix) about the harness's own state of lichhook's
         entries (Codex: whether it trusts them), for doctor and after every install."""
         return []
+
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        """event -> the hook entries lichhook writes under it (empty: a harness whose
+        hooks live in a module of lichhook's, not in entries of a config)."""
+        return {}
+
+    def missing(self, target: Target, found: Sequence[Found]) -> List[str]:
+        """The registrations none of ``found`` is, as written by this release, in
+        words ("PreToolUse ('claude PreToolUse')")."""
+        have = {(f.label, f.words) for f in found if f.ours}
+        return [f"{event} ('{' '.join(w.sub)}')" for event, wanted in self.wanted(target).items()
+                for w in wanted if (event, w.sub) not in have]
 
 
 # -- what a harness registers -----------------------------------------------------------
@@ -239,12 +255,15 @@ def found_entry(found: list, path: str, label: str, node: entries.Node, target: 
         return
     python, archive = split_command(entries.handler_dict(node), target.windows)
     added: List[str] = []
+    words = None
     if ours:
         for w in wanted:
-            if entries.matches(node, w, target):
+            written = entries.written_sub(node, w, target)
+            if written is not None:
                 added = entries.additions(node, w, target)
+                words = w.sub if written == w.sub else None
                 break
-    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added))
+    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added, words))
 
 
 def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
