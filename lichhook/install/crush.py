@@ -37,7 +37,7 @@ BEGIN = "# >>> lichhook: session reporter (added by 'lichhook install crush'; 'l
 END = "# <<< lichhook <<<"
 
 
-class Crush(harness.Harness):
+class Crush(harness.EntryHarness):
     name = "crush"
     title = "Crush"
     programs = ("crush",)
@@ -68,10 +68,6 @@ class Crush(harness.Harness):
         if r.timeout is not None:
             entry["timeout"] = r.timeout
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
-
-    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
-        """event -> lichhook's handlers under it."""
-        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
 
     @staticmethod
     def rc_line(event: str, wanted: entries.Wanted, command: Optional[str] = None) -> str:

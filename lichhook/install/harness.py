@@ -131,6 +131,25 @@ class Harness:
                 for w in wanted if (event, w.sub) not in have]
 
 
+class EntryHarness(Harness):
+    """A harness whose hooks are entries in its configs, one per registration of its
+    descriptor: each installer renders a registration (``handler``) in its own shape."""
+
+    def handler(self, target: Target, registration: Optional[Registration] = None,
+                earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``registration`` (the session-start report when None), which an
+        earlier release may have written with the words ``earlier``."""
+        raise NotImplementedError
+
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        return wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
+
+    def group(self, event: str) -> Optional[dict]:
+        """The other keys of lichhook's matcher group on ``event``."""
+        matcher = matcher_of(self.name, event)
+        return {} if matcher is None else {"matcher": matcher}
+
+
 # -- what a harness registers -----------------------------------------------------------
 
 

@@ -14,7 +14,8 @@ into the archive, pinned by hash, imported only by install, uninstall and doctor
   and arguments after ours stay;
 - **remove**: tomlkit gives the text of the table and of its sub-tables; exactly those
   lines go, except comment and blank lines at their end, which belong to what follows,
-  and the blank line lichhook added before the table.
+  and the blank line lichhook added before the table. Codex's trust records of the hooks
+  uninstall takes out (``[hooks.state."<key>"]``, keys from ``codextrust``) go the same way.
 
 Every result is parsed again and must hold exactly the tables and values expected,
 or nothing is written. A byte order mark is kept. The comment markers an earlier release
