@@ -153,7 +153,7 @@ class EntryHarness(Harness):
 # -- what a harness registers -----------------------------------------------------------
 
 
-def registrations(name: str) -> List[Registration]:
+def descriptor_rows(name: str) -> List[Registration]:
     """The hook entries ``name``'s installer writes, from its descriptor (the one list)."""
     from lichhook.adapters import BY_PROVIDER
     from lichhook.descriptor import registrations as rows
@@ -169,14 +169,14 @@ def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], e
     from lichhook.descriptor import earlier_words
 
     out: Dict[str, List[entries.Wanted]] = {}
-    for r in registrations(name):
+    for r in descriptor_rows(name):
         out.setdefault(r.event, []).append(make(r, earlier_words(BY_PROVIDER[name], r)))
     return out
 
 
 def matcher_of(name: str, event: str) -> Optional[str]:
     """The matcher of ``name``'s registrations on ``event`` (one group holds them all)."""
-    return next((r.matcher for r in registrations(name) if r.event == event), None)
+    return next((r.matcher for r in descriptor_rows(name) if r.event == event), None)
 
 
 def start_registration(name: str) -> Registration:
@@ -184,7 +184,7 @@ def start_registration(name: str) -> Registration:
     from lichhook.adapters import BY_PROVIDER
 
     start = BY_PROVIDER[name].start_event
-    return next(r for r in registrations(name) if r.event == start)
+    return next(r for r in descriptor_rows(name) if r.event == start)
 
 
 # -- JSON configs -------------------------------------------------------------------------
