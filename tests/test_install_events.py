@@ -290,3 +290,18 @@ def test_doctor_notices_each_event_missing(tmp_path, provider):
         doctor._check(harnesses.make(provider, env), target, env, io.StringIO(), problems)
         incomplete = [p for p in problems if "incomplete" in p[1]]
         assert len(incomplete) == 1 and f"{event} ('{' '.join(words)}')" in incomplete[0][1], (event, problems)
+
+
+def test_uninstall_takes_lichhooks_entries_out_of_events_it_no_longer_registers(run, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    user = '{"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "echo compact"}]}]}}\n'
+    settings.write_text(user)
+    ok(run("install", "claude"))
+    data = load(settings)
+    # an entry of lichhook's on an event this release does not register (written by hand, say)
+    data["hooks"]["PreCompact"][0]["hooks"].append(
+        {"type": "command", "command": shlex.join([PY, "-I", "-S", str(installed_hooks(home)), "claude", "PreCompact"])})
+    settings.write_text(json.dumps(data))
+    ok(run("uninstall", "claude"))
+    assert load(settings) == json.loads(user)

@@ -6,7 +6,9 @@ copies. In it lichhook owns four things: the Python, the interpreter options bet
 Python and the archive (``-I -S``; none in entries an earlier release wrote), the archive
 path and its own subcommand words (``claude-code stop``, ``mcp``). Everything else is the user's once written: words after
 ours on the command line (a waits folder), other keys (``env``, ``cwd``), an edited
-``timeout`` or ``matcher``. A reinstall rewrites only the owned words, so the user's
+``timeout`` or ``matcher``. The subcommand words an earlier release wrote for an entry
+(``Wanted.earlier``: the bare ``crush`` where this release writes ``crush PreToolUse``)
+are lichhook's too, and are rewritten in place. A reinstall rewrites only the owned words, so the user's
 additions stay as they are; an entry whose owned words cannot be told apart (a wrapper
 command before ours, say) is left alone, and the install says so.
 """
@@ -462,7 +464,8 @@ def remove_hooks(doc: Doc, table: Sequence[str], events: Optional[Sequence[str]]
     without handlers goes, and so does a list or table only lichhook's removal emptied."""
     if events is None:
         node = doc.at(tuple(table))
-        events = list(dict.fromkeys(m.key for m in node.members())) if node is not None and node.kind == "object" else []
+        members = node.members() if node is not None and node.kind == "object" else []
+        events = list(dict.fromkeys(m.key for m in members))
     for event in events:
         event_path = (*table, event)
         flat_here = is_flat(flat, event)
