@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import tomlkit
 
+from lichhook.adapters import BY_PROVIDER
+from lichhook.descriptor import registrations
 from lichhook.install import codextrust
 from testkit.constants import ROOT
 
@@ -148,26 +150,49 @@ def test_doctor_says_an_untrusted_hook_is_skipped_and_how_to_trust_it(run, home)
     assert "lichhook never does it for you" in out
 
 
-def expected_hash(command: str) -> str:
-    """Codex's hash of a SessionStart hook lichhook writes, spelled out (see codextrust)."""
-    canonical = json.dumps({"event_name": "session_start", "hooks": [
-        {"async": False, "command": command, "timeout": 5, "type": "command"}]}, separators=(",", ":"))
+SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "PreToolUse": "pre_tool_use",
+         "PermissionRequest": "permission_request", "PostToolUse": "post_tool_use", "Stop": "stop",
+         "SessionEnd": "session_end"}
+
+
+def expected_hash(command: str, event: str = "SessionStart", timeout: int = 5, matcher=None) -> str:
+    """Codex's hash of a command hook, spelled out (see codextrust)."""
+    identity = {"event_name": SNAKE[event], "hooks": [
+        {"async": False, "command": command, "timeout": timeout, "type": "command"}]}
+    if matcher is not None:
+        identity["matcher"] = matcher
+    canonical = json.dumps(identity, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def trust_tables(codex: Path, key_folder: str) -> str:
+    """The ``[hooks.state."..."]`` tables Codex writes when the user trusts every hook of
+    ``codex``/hooks.json, keyed under ``key_folder``."""
+    tables = ""
+    for event, groups in json.loads((codex / "hooks.json").read_text())["hooks"].items():
+        for gi, group in enumerate(groups):
+            for hi, h in enumerate(group["hooks"]):
+                tables += (f'\n[hooks.state."{key_folder}/hooks.json:{SNAKE[event]}:{gi}:{hi}"]\n'
+                           f'trusted_hash = "{expected_hash(h["command"], event, h.get("timeout", 600), group.get("matcher"))}"\n')
+    return tables
 
 
 def trust_all(home: Path) -> None:
     """What Codex writes when the user trusts lichhook's hooks."""
     codex = home / ".codex"
-    group = json.loads((codex / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"]
-    tables = "".join(f'\n[hooks.state."{os.path.realpath(codex)}/hooks.json:session_start:0:{i}"]\n'
-                     f'trusted_hash = "{expected_hash(h["command"])}"\n' for i, h in enumerate(group))
     with open(codex / "config.toml", "a", encoding="utf-8") as f:
-        f.write("\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n" + tables)
+        f.write("\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n"
+                + trust_tables(codex, os.path.realpath(codex)))
 
 
 def test_install_says_codex_needs_trust_until_it_has_it_and_a_reinstall_keeps_it(run, home):
     out = run("install", "codex").stdout.decode()
     assert out.count("note: Codex does not run lichhook's SessionStart hook") == 2
+    # one note per hook lichhook writes, on every event
+    rows = registrations(BY_PROVIDER["codex"])
+    assert out.count("note: Codex does not run lichhook's") == len(rows) == 8
+    for r in rows:
+        assert f"note: Codex does not run lichhook's {r.event} hook '{' '.join(r.words)}'" in out
     assert "not trusted yet" in out and "Trust all and continue" in out
     again = run("install", "codex").stdout.decode()
     assert again.count("note: Codex does not run lichhook's SessionStart hook") == 2  # it keeps saying so
@@ -202,12 +227,10 @@ def test_a_symlinked_codex_home_is_keyed_by_its_real_path(run, home, tmp_path):
     linked.symlink_to(real, target_is_directory=True)
     env = {"CODEX_HOME": str(linked)}
     run("install", "codex", env=env)
-    group = json.loads((real / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"]
     with open(real / "config.toml", "a", encoding="utf-8") as f:
-        for i, h in enumerate(group):
-            f.write(f'\n[hooks.state."{real}/hooks.json:session_start:0:{i}"]\ntrusted_hash = "{expected_hash(h["command"])}"\n')
+        f.write(trust_tables(real, str(real)))
     lines = trust_lines(run("doctor", env=env).stdout.decode())
-    assert all(line.endswith("trusted by Codex") for line in lines.values()), lines
+    assert len(lines) == 8 and all(line.endswith("trusted by Codex") for line in lines.values()), lines
 
 
 def test_a_standing_approval_of_the_tool_is_kept_by_install_and_removed_with_the_server(run, home, tmp_path):
@@ -224,3 +247,70 @@ def test_a_standing_approval_of_the_tool_is_kept_by_install_and_removed_with_the
     assert "'tools' added" in run("doctor").stdout.decode()
     run("uninstall", "codex")
     assert "mcp_servers" not in config.read_text() and "[tui]" in config.read_text()
+
+
+# -- every event's hook -------------------------------------------------------------------------
+
+
+def test_an_upgrade_keeps_the_start_hooks_trusted_and_names_each_new_one(run, home):
+    """The previous release wrote the two SessionStart hooks, which the user trusted; the
+    hooks this release adds on the other events are named, one by one, until trusted."""
+    run("install", "codex")
+    hooks = home / ".codex" / "hooks.json"
+    doc = json.loads(hooks.read_text())
+    hooks.write_text(json.dumps({"hooks": {"SessionStart": doc["hooks"]["SessionStart"]}}, indent=2))
+    trust_all(home)
+    out = run("install", "codex").stdout.decode()
+    assert "hook 'codex' " not in out and "hook 'codex-waits session-start'" not in out
+    lines = trust_lines(run("doctor").stdout.decode())
+    new = [r for r in registrations(BY_PROVIDER["codex"]) if r.event != "SessionStart"]
+    assert set(lines) == {" ".join(r.words) for r in registrations(BY_PROVIDER["codex"])}
+    assert lines["codex"].endswith("trusted by Codex") and lines["codex-waits session-start"].endswith("trusted by Codex")
+    for r in new:
+        assert f"trust: {r.event} hook '{' '.join(r.words)}': not trusted yet" in lines[" ".join(r.words)]
+        assert f"note: Codex does not run lichhook's {r.event} hook '{' '.join(r.words)}'" in out
+    result = run("doctor")
+    problems = [ln for ln in result.stdout.decode().splitlines() if ln.startswith("problem: codex: Codex does not run")]
+    assert result.returncode == 1 and len(problems) == len(new)
+
+
+def test_doctor_says_when_one_hook_of_another_event_is_untrusted(run, home):
+    run("install", "codex")
+    trust_all(home)
+    assert run("doctor").returncode == 0
+    config = home / ".codex" / "config.toml"
+    key = f"{os.path.realpath(home / '.codex')}/hooks.json:permission_request:0:0"
+    text = config.read_text()
+    start = text.index(f'[hooks.state."{key}"]')
+    end = text.index("\n", text.index("trusted_hash", start)) + 1
+    config.write_text(text[:start] + text[end:])
+    result = run("doctor")
+    out = result.stdout.decode()
+    problems = [ln for ln in out.splitlines() if ln.startswith("problem: codex: Codex does not run")]
+    assert result.returncode == 1 and len(problems) == 1
+    assert "PermissionRequest hook 'codex PermissionRequest'" in problems[0] and "not trusted yet" in problems[0]
+
+
+def test_uninstall_takes_out_the_trust_records_of_lichhooks_hooks_only(run, home):
+    codex = home / ".codex"
+    codex.mkdir()
+    user_hooks = '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]}}\n'
+    (codex / "hooks.json").write_text(user_hooks)
+    user_toml = 'model = "o3"\n'
+    (codex / "config.toml").write_text(user_toml)
+    run("install", "codex")
+    # what Codex writes when the user trusts every hook: the user's one among them
+    user_key = f"{os.path.realpath(codex)}/hooks.json:pre_tool_use:0:0"
+    tables = trust_tables(codex, os.path.realpath(codex))
+    assert f'[hooks.state."{user_key}"]' in tables
+    trusted = "\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n" + tables
+    with open(codex / "config.toml", "a", encoding="utf-8") as f:
+        f.write(trusted)
+    ok = run("uninstall", "codex")
+    assert ok.returncode == 0, ok.stderr
+    assert (codex / "hooks.json").read_text() == user_hooks
+    text = (codex / "config.toml").read_text()
+    records = codextrust.records(tomlkit.parse(text).unwrap())
+    assert list(records) == [user_key]  # the user's hook keeps its trust; lichhook's records are gone
+    user_table = next(t for t in tables.split("\n\n") if user_key in t).strip("\n")
+    assert text == user_toml + "\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n\n" + user_table + "\n"

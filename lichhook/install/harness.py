@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
+    from lichhook.descriptor import Registration
     from lichhook.install.files import Edit
     from lichhook.install.jsonedit import Doc
     from lichhook.install.target import Target
@@ -57,10 +58,13 @@ class Env:
 
 class Found:
     """One lichhook registration seen in a harness's config, for ``doctor``.
-    ``additions``: what the user added to or changed in it, in words."""
+    ``additions``: what the user added to or changed in it, in words; ``words``:
+    lichhook's subcommand words of the registration it is, as this release writes them
+    (None when it is none of them, or is spelled as an earlier release did)."""
 
     def __init__(self, path: str, label: str, text: str, python: Optional[str], archive: Optional[str],
-                 ours: bool = True, additions: Optional[List[str]] = None) -> None:
+                 ours: bool = True, additions: Optional[List[str]] = None,
+                 words: Optional[tuple] = None) -> None:
         self.path = path
         self.label = label
         self.text = text
@@ -68,6 +72,7 @@ class Found:
         self.archive = archive
         self.ours = ours
         self.additions = list(additions or ())
+        self.words = words
 
 
 class Harness:
@@ -112,6 +117,74 @@ class Harness:
         """(line, problem or None, fix) about the harness's own state of lichhook's
         entries (Codex: whether it trusts them), for doctor and after every install."""
         return []
+
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        """event -> the hook entries lichhook writes under it (empty: a harness whose
+        hooks live in a module of lichhook's, not in entries of a config)."""
+        return {}
+
+    def missing(self, target: Target, found: Sequence[Found]) -> List[str]:
+        """The registrations none of ``found`` is, as written by this release, in
+        words ("PreToolUse ('claude PreToolUse')")."""
+        have = {(f.label, f.words) for f in found if f.ours}
+        return [f"{event} ('{' '.join(w.sub)}')" for event, wanted in self.wanted(target).items()
+                for w in wanted if (event, w.sub) not in have]
+
+
+class EntryHarness(Harness):
+    """A harness whose hooks are entries in its configs, one per registration of its
+    descriptor: each installer renders a registration (``handler``) in its own shape."""
+
+    def handler(self, target: Target, registration: Optional[Registration] = None,
+                earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``registration`` (the session-start report when None), which an
+        earlier release may have written with the words ``earlier``."""
+        raise NotImplementedError
+
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        return wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
+
+    def group(self, event: str) -> Optional[dict]:
+        """The other keys of lichhook's matcher group on ``event``."""
+        matcher = matcher_of(self.name, event)
+        return {} if matcher is None else {"matcher": matcher}
+
+
+# -- what a harness registers -----------------------------------------------------------
+
+
+def descriptor_rows(name: str) -> List[Registration]:
+    """The hook entries ``name``'s installer writes, from its descriptor (the one list)."""
+    from lichhook.adapters import BY_PROVIDER
+    from lichhook.descriptor import registrations as rows
+
+    return rows(BY_PROVIDER[name])
+
+
+def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], entries.Wanted]
+                    ) -> Dict[str, List[entries.Wanted]]:
+    """event -> the entries lichhook writes under it, in the descriptor's order:
+    ``make(registration, earlier words)`` renders each one."""
+    from lichhook.adapters import BY_PROVIDER
+    from lichhook.descriptor import earlier_words
+
+    out: Dict[str, List[entries.Wanted]] = {}
+    for r in descriptor_rows(name):
+        out.setdefault(r.event, []).append(make(r, earlier_words(BY_PROVIDER[name], r)))
+    return out
+
+
+def matcher_of(name: str, event: str) -> Optional[str]:
+    """The matcher of ``name``'s registrations on ``event`` (one group holds them all)."""
+    return next((r.matcher for r in descriptor_rows(name) if r.event == event), None)
+
+
+def start_registration(name: str) -> Registration:
+    """The registration that reports the session start: the first one on the start event."""
+    from lichhook.adapters import BY_PROVIDER
+
+    start = BY_PROVIDER[name].start_event
+    return next(r for r in descriptor_rows(name) if r.event == start)
 
 
 # -- JSON configs -------------------------------------------------------------------------
@@ -201,19 +274,24 @@ def found_entry(found: list, path: str, label: str, node: entries.Node, target: 
         return
     python, archive = split_command(entries.handler_dict(node), target.windows)
     added: List[str] = []
+    words = None
     if ours:
         for w in wanted:
-            if entries.matches(node, w, target):
+            written = entries.written_sub(node, w, target)
+            if written is not None:
                 added = entries.additions(node, w, target)
+                words = w.sub if written == w.sub else None
                 break
-    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added))
+    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added, words))
 
 
 def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
-                  wanted: Optional[Dict[str, List[entries.Wanted]]] = None, flat: bool = False,
+                  wanted: Optional[Dict[str, List[entries.Wanted]]] = None, flat: entries.Flat = False,
                   server: Optional[tuple] = None) -> List[Found]:
     """lichhook's handlers under every event of ``table`` and, with ``server`` =
-    (table, name, Wanted), its MCP server. Raises ConfigError when unreadable."""
+    (table, name, Wanted), its MCP server. ``flat``: whether an event's list holds the
+    handlers themselves rather than matcher groups (True, False, or the events that do).
+    Raises ConfigError when unreadable."""
     found: list = []
     doc = read_json(path)
     if doc is None or doc.root is None:
@@ -222,7 +300,7 @@ def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
         events = doc.at(table)
         for member in events.members() if events is not None else []:
             for item in member.value.items():
-                group = None if flat else item.get("hooks")
+                group = None if entries.is_flat(flat, member.key) else item.get("hooks")
                 handlers = [item] if group is None else group.items()
                 for handler in handlers:
                     if handler.kind == "object":
