@@ -248,6 +248,22 @@ class ClaudeCode(Harness):
     def session_files(self, sandbox: "Sandbox", session_id: str) -> List[Path]:
         return sorted((sandbox.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
 
+    def tui(self, sandbox: "Sandbox", *extra: str, lich: bool = True) -> "Terminal":
+        """Claude Code's interactive TUI in the project folder, straight at its prompt: the
+        first-start screens done, the test key approved and the folder trusted, as a user's
+        ``~/.claude.json`` says after the first start. Non-essential traffic is left on: it
+        includes the request that names the session (the transcript's ``ai-title`` line)."""
+        state = sandbox.home / ".claude.json"
+        known = json.loads(state.read_text(encoding="utf-8")) if state.exists() else {}
+        known.update({
+            "hasCompletedOnboarding": True, "theme": "dark", "numStartups": 5,
+            "customApiKeyResponses": {"approved": [self.environ(sandbox)["ANTHROPIC_API_KEY"][-20:]], "rejected": []},
+            "projects": {str(sandbox.project): {"hasTrustDialogAccepted": True, "allowedTools": [],
+                                                "hasCompletedProjectOnboarding": True}},
+        })
+        state.write_text(json.dumps(known), encoding="utf-8")
+        return sandbox.tui(["claude", *extra], lich=lich, unset=("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",))
+
 
 class Codex(Harness):
     name = "codex"
@@ -541,12 +557,13 @@ class Sandbox:
                                 stdin=subprocess.PIPE if talk else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
-    def tui(self, argv: Sequence[str], lich: bool = True, **extra: str) -> "Terminal":
-        """The harness's interactive TUI in a pseudo-terminal (``testkit.terminal``); close it
-        (or use it with ``with``) when done."""
+    def tui(self, argv: Sequence[str], lich: bool = True, unset: Sequence[str] = (), **extra: str) -> "Terminal":
+        """The harness's interactive TUI in a pseudo-terminal (``testkit.terminal``), without
+        the variables named in ``unset``; close it (or use it with ``with``) when done."""
         from testkit.terminal import Terminal
 
-        return Terminal(list(argv), self.environ(lich, **extra), self.project)
+        env = {k: v for k, v in self.environ(lich, **extra).items() if k not in unset}
+        return Terminal(list(argv), env, self.project)
 
     def finish(self, proc: subprocess.Popen, timeout: float = 180) -> subprocess.CompletedProcess:
         try:
