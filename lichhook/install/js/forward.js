@@ -5,9 +5,9 @@ import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-// The interpreter, the archive, the interpreter's options (-I keeps the project's
-// PYTHONPATH and folder out, -S skips site) and, for each event forwarded, the command
-// words after the archive: all written by install, from lichhook's descriptor of the harness.
+// Written by install: the interpreter, the archive, the interpreter's options (-I keeps the
+// project's PYTHONPATH and folder out, -S skips site) and, for each event to forward, the
+// command words after the archive (from the harness's descriptor in lichhook).
 const PYTHON = "@PYTHON@";
 const ARCHIVE = "@ARCHIVE@";
 const FLAGS = "@FLAGS@";
