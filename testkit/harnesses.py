@@ -19,8 +19,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence
 
+from lichhook.contracts import session_start, session_state, session_title, session_touched
 from testkit.constants import E2E, LICH_SESSION, ROOT
 from testkit.environment import clean_env, lich_env, outside_lich
 
@@ -246,6 +247,22 @@ class ClaudeCode(Harness):
 
     def session_files(self, sandbox: "Sandbox", session_id: str) -> List[Path]:
         return sorted((sandbox.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
+
+    def tui(self, sandbox: "Sandbox", *extra: str, lich: bool = True) -> "Terminal":
+        """Claude Code's interactive TUI in the project folder, straight at its prompt: the
+        first-start screens done, the test key approved and the folder trusted, as a user's
+        ``~/.claude.json`` says after the first start. Non-essential traffic is left on: it
+        includes the request that names the session (the transcript's ``ai-title`` line)."""
+        state = sandbox.home / ".claude.json"
+        known = json.loads(state.read_text(encoding="utf-8")) if state.exists() else {}
+        known.update({
+            "hasCompletedOnboarding": True, "theme": "dark", "numStartups": 5,
+            "customApiKeyResponses": {"approved": [self.environ(sandbox)["ANTHROPIC_API_KEY"][-20:]], "rejected": []},
+            "projects": {str(sandbox.project): {"hasTrustDialogAccepted": True, "allowedTools": [],
+                                                "hasCompletedProjectOnboarding": True}},
+        })
+        state.write_text(json.dumps(known), encoding="utf-8")
+        return sandbox.tui(["claude", *extra], lich=lich, unset=("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",))
 
 
 class Codex(Harness):
@@ -540,12 +557,13 @@ class Sandbox:
                                 stdin=subprocess.PIPE if talk else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
-    def tui(self, argv: Sequence[str], lich: bool = True, **extra: str) -> "Terminal":
-        """The harness's interactive TUI in a pseudo-terminal (``testkit.terminal``); close it
-        (or use it with ``with``) when done."""
+    def tui(self, argv: Sequence[str], lich: bool = True, unset: Sequence[str] = (), **extra: str) -> "Terminal":
+        """The harness's interactive TUI in a pseudo-terminal (``testkit.terminal``), without
+        the variables named in ``unset``; close it (or use it with ``with``) when done."""
         from testkit.terminal import Terminal
 
-        return Terminal(list(argv), self.environ(lich, **extra), self.project)
+        env = {k: v for k, v in self.environ(lich, **extra).items() if k not in unset}
+        return Terminal(list(argv), env, self.project)
 
     def finish(self, proc: subprocess.Popen, timeout: float = 180) -> subprocess.CompletedProcess:
         try:
@@ -563,19 +581,95 @@ class Sandbox:
                 f"{done.stderr.decode('utf-8', 'replace')[-4000:]}\n--- model requests\n{self.model.log()[-6000:]}")
 
     def reports(self, expected: int, settle: float = SETTLE) -> list:
-        """The stand-in's reports once ``expected`` arrived (or the wait ran out), after
-        watching ``settle`` seconds more for any that should not come."""
-        self.standin.wait_for(expected, timeout=REPORT_WAIT)
+        """Every report the stand-in received, of any route, once ``expected`` session-start
+        reports arrived (or the wait ran out), after watching ``settle`` seconds more for any
+        that should not come. ``reports(0) == []``: nothing was sent at all."""
+        self.arrived(expected, START)
         time.sleep(settle)
         return list(self.standin.reports)
 
     def accepted(self, expected: int, settle: float = SETTLE) -> List[tuple]:
-        """``(provider, provider_session_id)`` of every report; each must have been accepted."""
+        """``(provider, provider_session_id)`` of every session-start report, in arrival
+        order, once ``expected`` of them arrived; every report of any route must have been
+        accepted for this lich session."""
         reports = self.reports(expected, settle)
         for report in reports:
-            assert report.status == 204, (report.status, report.verdict, report.body)
+            assert report.status == 204, (report.contract, report.status, report.verdict, report.body)
             assert report.accepted["session_id"] == LICH_SESSION
-        return [(r.accepted["provider"], r.accepted["provider_session_id"]) for r in reports]
+        return [(r.accepted["provider"], r.accepted["provider_session_id"])
+                for r in reports if _route(r) == START]
+
+    def arrived(self, count: int = 1, route: Optional[str] = None, timeout: float = REPORT_WAIT) -> List["Seen"]:
+        """Every report so far, in arrival order, as soon as ``count`` of them went to
+        ``route`` (any route when None) or the wait ran out; no settling."""
+        return self.timeline(lambda seen: sum(1 for s in seen if route in (None, s.route)) >= count,
+                             settle=0, timeout=timeout)
+
+    def timeline(self, until: Optional[Callable[[List["Seen"]], bool]] = None, settle: float = SETTLE,
+                 timeout: float = REPORT_WAIT) -> List["Seen"]:
+        """Every report, of every route, in arrival order (``Seen``): once ``until`` holds
+        for them (or the wait ran out), after watching ``settle`` seconds more."""
+        deadline = time.monotonic() + timeout
+        while until is not None and not until([Seen.of(r) for r in list(self.standin.reports)]):
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        time.sleep(settle)
+        return [Seen.of(r) for r in list(self.standin.reports)]
+
+
+# The route of each of lich's hook contracts; lichhook.contracts owns them.
+START, STATE, TITLE, TOUCHED = (session_start.PATH, session_state.PATH, session_title.PATH, session_touched.PATH)
+ROUTES = {m.NAME: m.PATH for m in (session_start, session_state, session_title, session_touched)}
+
+
+def _route(report: Any) -> str:
+    """The route a stand-in report went to ("" where no contract serves its path)."""
+    return ROUTES.get(report.contract, "")
+
+
+class Seen(NamedTuple):
+    """One report as lich's stand-in received it: its route (``START``, ``STATE``, ``TITLE``,
+    ``TOUCHED``, or "" where no contract serves the path), lich's answer, the body lich
+    applied (None when refused) and the JSON body as sent (lich ignores fields it does not
+    know, such as a state report's ``provider_session_id``, so only ``sent`` has them)."""
+
+    route: str
+    status: int
+    accepted: Optional[dict]
+    sent: dict
+
+    @classmethod
+    def of(cls, report: Any) -> "Seen":
+        try:
+            sent = json.loads(report.body)
+        except ValueError:
+            sent = None
+        return cls(_route(report), report.status, report.accepted, sent if isinstance(sent, dict) else {})
+
+    @property
+    def provider_session_id(self) -> Optional[str]:
+        return self.sent.get("provider_session_id")
+
+    def short(self) -> tuple:
+        """What the report says, in a form a test compares: ``("start",)``,
+        ``("busy", tool, detail)``, ``("waiting", reason)`` or ``("waiting", tool, detail)``
+        as sent, ``("done",)``, ``("idle",)``, ``("title", title)``, ``("touched",)``."""
+        body = self.accepted or {}
+        if self.route == START:
+            return ("start",)
+        if self.route == TITLE:
+            return ("title", body.get("title"))
+        if self.route == TOUCHED:
+            return ("touched",)
+        if self.route == STATE:
+            state = body.get("state")
+            if state == "waiting":
+                return (state, body.get("reason")) if body.get("reason") else (state, body.get("tool"), body.get("detail"))
+            if state == "busy" and body.get("tool"):
+                return (state, body.get("tool"), body.get("detail"))
+            return (state,)
+        return ("?", self.status)
 
 
 def main() -> int:

@@ -117,6 +117,12 @@ class Request:
                 return entry.get("name") if isinstance(entry.get("name"), str) else None
         return None
 
+    def is_freeform(self, tool: str) -> bool:
+        """Whether a Responses request offers ``tool`` as a freeform tool (``"type": "custom"``:
+        Codex's ``apply_patch`` for the models it knows), whose call carries one string."""
+        return any(isinstance(entry, dict) and entry.get("type") == "custom" and entry.get("name") == tool
+                   for entry in self.body.get("tools") or [])
+
     def text(self) -> str:
         """The body as text, for looking for what reached the model."""
         return self.raw.decode("utf-8", "replace")
@@ -267,7 +273,8 @@ class FakeModel:
                     else:
                         self._json(200, anthropic_message(reply, n))
                 elif api == "responses":
-                    self._sse(responses_events(reply, n, request.namespace_of(reply.tool or "")))
+                    self._sse(responses_events(reply, n, request.namespace_of(reply.tool or ""),
+                                               request.is_freeform(reply.tool or "")))
                 else:
                     if stream:
                         self._sse([(None, data) for data in chat_chunks(reply, n)] + [(None, "[DONE]")])
@@ -351,11 +358,16 @@ def anthropic_events(reply: Reply, n: int) -> list:
 # --- OpenAI Responses -----------------------------------------------------------------
 
 
-def responses_events(reply: Reply, n: int, namespace: Optional[str] = None) -> list:
+def responses_events(reply: Reply, n: int, namespace: Optional[str] = None, freeform: bool = False) -> list:
+    """A Responses stream of ``reply``; a call of a freeform tool sends its ``input``
+    argument as the call's one string."""
     rid = f"resp_{n:04d}"
     if reply.tool is None:
         item = {"type": "message", "id": f"msg_{n:04d}", "status": "completed", "role": "assistant",
                 "content": [{"type": "output_text", "text": reply.text, "annotations": []}]}
+    elif freeform:
+        item = {"type": "custom_tool_call", "id": f"ctc_{n:04d}", "call_id": f"call_{n:04d}", "name": reply.tool,
+                "input": str(reply.arguments.get("input", "")), "status": "completed"}
     else:
         item = {"type": "function_call", "id": f"fc_{n:04d}", "call_id": f"call_{n:04d}", "name": reply.tool,
                 "arguments": json.dumps(reply.arguments), "status": "completed"}

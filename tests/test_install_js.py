@@ -1,18 +1,24 @@
-"""The opencode and omp modules, installed by the archive and run by Node.
+"""The opencode and omp modules, as install writes them, run by Node (and Bun, which runs
+both harnesses, when the end-to-end cache holds it).
 
-A small driver imports the installed module file the way each harness does (opencode
-calls every export with its plugin input and feeds events to ``event``; omp calls the
-default export with ``pi`` and later calls the handlers with an event and ``ctx``). The
-module spawns the real archive, which reports to the stand-in.
+A small driver imports the module file the way each harness does (opencode calls every
+export with its plugin input, feeds bus events to ``event`` and calls the
+``tool.execute.*`` hooks with their input and output; omp calls the default export with
+``pi`` and later calls each handler with an event and ``ctx``) and replays real captured
+events (``tests/payloads/``). Most tests render the module with a recorder script in
+place of the archive, which keeps each command's words, stdin and when it ran; some run
+the real archive against the stand-in.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import List, Optional
 
 import pytest
 
@@ -20,104 +26,327 @@ from testkit.environment import lich_env
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+PAYLOADS = Path(__file__).parent / "payloads"
+PROJECT = "/home/u/proj"  # the plugin's directory in the captures (sanitised)
+OPENCODE_SID = "ses_dd13b4d40ffe3aYyIuLUoqsjmq"
 
-OPENCODE_DRIVER = r"""
+
+def bun() -> Optional[str]:
+    """Bun from PATH or from the end-to-end cache, if either has it (never installed here)."""
+    from testkit import harnesses
+
+    found = shutil.which("bun")
+    cached = harnesses.bin_of(harnesses.cache_dir()) / "bun"
+    return found or (str(cached) if cached.exists() else None)
+
+
+# Runs each step against the module, then stays (as a harness does) until the recorder holds
+# `expect` lines or the file `until` exists (at most 30 s); with `exit`, it ends the process
+# at once, as a harness exits.
+DRIVER = r"""
 import { pathToFileURL } from "node:url";
-const [modulePath, eventsJson] = process.argv.slice(2);
-const mod = await import(pathToFileURL(modulePath).href);
-const exports = Object.keys(mod);
-const hooks = {};
-for (const plugin of Object.values(mod)) {
-  Object.assign(hooks, await plugin({ client: {}, project: {}, directory: "/tmp", worktree: "/tmp", $: undefined }));
+import { readFileSync, existsSync } from "node:fs";
+const script = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const mod = await import(pathToFileURL(script.module).href);
+const out = { exports: Object.keys(mod), hooks: [], returned: [], changed: [] };
+const lines = () => existsSync(script.record) ? readFileSync(script.record, "utf8").split("\n").filter(Boolean).length : 0;
+if (script.kind === "opencode") {
+  const hooks = {};
+  for (const plugin of Object.values(mod)) Object.assign(hooks, await plugin({ client: {}, project: {}, directory: script.directory, worktree: script.directory, $: undefined }));
+  out.hooks = Object.keys(hooks);
+  for (const step of script.steps) {
+    if (!hooks[step.hook]) continue;
+    const before = JSON.stringify(step.output);
+    out.returned.push(String(step.hook === "event" ? await hooks.event({ event: step.event }) : await hooks[step.hook](step.input, step.output)));
+    if (JSON.stringify(step.output) !== before) out.changed.push(step.hook);
+  }
+} else {
+  const handlers = {};
+  mod.default({ on(name, fn) { (handlers[name] ??= []).push(fn); } });
+  out.hooks = Object.keys(handlers);
+  for (const step of script.steps) {
+    const c = step.ctx;
+    const ctx = c === null ? undefined : c.throws ? { cwd: c.cwd, sessionManager: {
+      getSessionId: () => c.id, getSessionName: () => { throw new Error("boom"); }, getSessionFile: () => { throw new Error("boom"); },
+      getHeader: () => { throw new Error("boom"); } } } : { cwd: c.cwd, sessionManager: {
+      getSessionId: () => c.id, getSessionName: () => c.name, getSessionFile: () => c.file, getHeader: () => c.header } };
+    for (const fn of handlers[step.on] ?? []) out.returned.push(String(fn(step.event, ctx)));
+  }
 }
-const returned = [];
-if (typeof hooks.event === "function") {
-  for (const event of JSON.parse(eventsJson)) returned.push(await hooks.event({ event }));
-  returned.push(await hooks.event({}));
-}
-console.log(JSON.stringify({ exports, hooks: Object.keys(hooks), returned: returned.map(String) }));
+console.log(JSON.stringify(out));
+if (script.exit) process.exit(0);
+const deadline = Date.now() + 30000;
+const waiting = () => script.until ? !existsSync(script.until) : lines() < script.expect;
+while (waiting() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 """
 
-OMP_DRIVER = r"""
-import { pathToFileURL } from "node:url";
-const [modulePath, ...ids] = process.argv.slice(2);
-const mod = await import(pathToFileURL(modulePath).href);
-const handlers = {};
-const pi = { on(name, fn) { (handlers[name] ??= []).push(fn); } };
-mod.default(pi);
-const returned = [];
-const fire = (name, ctx) => { for (const fn of handlers[name] ?? []) returned.push(fn({ type: name }, ctx)); };
-fire("session_start", { sessionManager: { getSessionId: () => ids[0] } });
-fire("session_switch", { sessionManager: { getSessionId: () => ids[1] } });
-fire("session_start", {});
-fire("session_start", { sessionManager: { getSessionId: () => { throw new Error("boom"); } } });
-console.log(JSON.stringify({ exports: Object.keys(mod), subscribed: Object.keys(handlers), returned: returned.map(String) }));
+# Stands in for the archive: keeps its command words and stdin, and when it ran. A
+# RECORD_SLOW word makes the run that carries it take that long.
+RECORDER = r"""
+import json, os, sys, time
+start = time.time()
+words = sys.argv[1:]
+stdin = sys.stdin.buffer.read().decode("utf-8")
+slow = json.loads(os.environ.get("RECORD_SLOW") or "{}")
+time.sleep(slow.get(words[-1], 0))
+with open(os.environ["RECORD_TO"], "a", encoding="utf-8") as f:
+    f.write(json.dumps({"words": words, "flags": [sys.flags.isolated, sys.flags.no_site],
+                        "stdin": json.loads(stdin) if stdin else None, "start": start, "end": time.time()}) + "\n")
 """
 
-SESSION_CREATED = {
-    "type": "session.created",
-    "properties": {"sessionID": "ses_011856954ffe5NEMhsYeTuWykR",
-                   "info": {"id": "ses_011856954ffe5NEMhsYeTuWykR", "directory": "/home/u/proj", "title": "New session"}},
-}
-SUB_SESSION = {"type": "session.created",
-               "properties": {"info": {"id": "ses_child", "parentID": "ses_011856954ffe5NEMhsYeTuWykR"}}}
-IDLE = {"type": "session.idle", "properties": {"sessionID": "ses_011856954ffe5NEMhsYeTuWykR"}}
+
+class Modules:
+    """The modules rendered to run a recorder instead of the archive."""
+
+    def __init__(self, tmp_path: Path, env: dict) -> None:
+        from lichhook.install.jsmodules import module_source
+        from lichhook.install.target import Target
+
+        self.folder = tmp_path
+        recorder = tmp_path / "recorder.py"
+        recorder.write_text(RECORDER)
+        self.record = tmp_path / "record.jsonl"
+        self.env = dict(env, RECORD_TO=str(self.record))
+        self.paths = {}
+        for kind in ("opencode", "omp"):
+            path = tmp_path / f"{kind}.mjs"
+            path.write_bytes(module_source(kind, Target(sys.executable, str(recorder), windows=False)))
+            self.paths[kind] = path
+
+    def drive(self, kind: str, steps: list, expect: int = 0, exit: bool = False, runtime: Optional[str] = None,
+              module: Optional[Path] = None, env: Optional[dict] = None, directory: str = PROJECT) -> dict:
+        return drive(self.folder, runtime or NODE, {
+            "kind": kind, "module": str(module or self.paths[kind]), "record": str(self.record),
+            "directory": directory, "steps": steps, "expect": expect, "exit": exit}, dict(self.env, **(env or {})))
+
+    def recorded(self, expect: int = 0, settle: float = 0.0) -> List[dict]:
+        import time
+
+        deadline = time.monotonic() + 20
+        while len(self.lines()) < expect and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(settle)
+        return sorted(self.lines(), key=lambda r: r["start"])
+
+    def lines(self) -> List[dict]:
+        if not self.record.exists():
+            return []
+        return [json.loads(line) for line in self.record.read_text(encoding="utf-8").splitlines() if line]
 
 
-def drive(tmp_path: Path, driver: str, args: list, env: dict) -> dict:
-    script = tmp_path / "driver.mjs"
-    script.write_text(driver)
-    result = subprocess.run([NODE, str(script), *args], env=env, capture_output=True, timeout=20)
+def drive(folder: Path, runtime: str, script: dict, env: dict) -> dict:
+    (folder / "driver.mjs").write_text(DRIVER)
+    (folder / "script.json").write_text(json.dumps(script))
+    result = subprocess.run([runtime, str(folder / "driver.mjs"), str(folder / "script.json")], env=env,
+                            capture_output=True, timeout=60)
     assert result.returncode == 0, result.stderr.decode()
-    return json.loads(result.stdout)
+    return json.loads(result.stdout.decode().splitlines()[0])
 
 
 @pytest.fixture
-def installed(run, home, tmp_path):
-    agent = tmp_path / "omp agent"
-    result = run("install", "opencode", "omp", env={"PI_CODING_AGENT_DIR": str(agent)})
-    assert result.returncode == 0, result.stderr
-    return {"opencode": home / ".config" / "opencode" / "plugins" / "lichhook.js",
-            "omp": agent / "extensions" / "lichhook.js"}
+def modules(tmp_path, base_env):
+    return Modules(tmp_path, dict(base_env, LICH_PORT="1", LICH_TOKEN="tok", LICH_SESSION_ID="card"))
 
 
-def test_opencode_module_reports_session_created(installed, base_env, standin, tmp_path):
-    env = dict(base_env, **lich_env(standin))
-    out = drive(tmp_path, OPENCODE_DRIVER, [str(installed["opencode"]), json.dumps([SESSION_CREATED, SUB_SESSION, IDLE])], env)
+def payload(harness: str, name: str) -> dict:
+    return json.loads((PAYLOADS / harness / f"{name}.json").read_text(encoding="utf-8"))["payload"]
+
+
+# -- opencode ---------------------------------------------------------------------------------
+
+
+def bus(name: str) -> dict:
+    """A bus event as opencode hands it to the plugin, from the payload the module wrote."""
+    data = payload("opencode", name)
+    return {"hook": "event", "event": {"id": "evt_22ec4b2c0001fs0tpJkhOEkGGI", "type": data["type"],
+                                       "properties": data["properties"]}}
+
+
+def tool_hook(name: str, **changes: dict) -> dict:
+    """A tool.execute.* hook call as opencode makes it, from the payload the module wrote:
+    after a tool, opencode's input holds the args and its output the tool's whole output."""
+    data = payload("opencode", name)
+    data.update(changes)
+    if data["type"] == "tool.execute.after":
+        return {"hook": data["type"], "input": dict(data["input"], args={"command": "echo hi > f.txt"}),
+                "output": {"title": "echo hi > f.txt", "metadata": {"exit": 0}, "output": "(no output)"}}
+    return {"hook": data["type"], "input": data["input"], "output": data["output"]}
+
+
+def sub_session(kind: str, **properties: object) -> dict:
+    sub = payload("opencode", "session.created-subsession")["properties"]["info"]["id"]
+    return {"hook": "event", "event": {"type": kind, "properties": dict({"sessionID": sub}, **properties)}}
+
+
+SUB_ID = "ses_dd13afecbffer5zRuW1pWjkjsF"
+WRITE_AFTER = {"input": {"tool": "write", "sessionID": OPENCODE_SID, "callID": "call_8f8793bd6caf4b88"}}
+
+# The first turn of the `run-tools` capture, in the order opencode sent it, with the
+# sub-session of `run-agent` mixed in; and what the module runs for each (None: nothing).
+OPENCODE_LIFE = [
+    (bus("session.created"), "session.created"),
+    (bus("session.updated-placeholder"), None),  # the title it was created with
+    (bus("session.status-busy"), "session.status-busy"),
+    (bus("session.updated-titled"), "session.updated-titled"),
+    (bus("session.updated-titled"), None),  # the same title again
+    (bus("session.status-busy"), None),  # busy again, nothing between: no card changes
+    (bus("session.created-subsession"), None),
+    (bus("session.updated-subsession"), None),
+    (sub_session("session.status", status={"type": "busy"}), None),
+    (dict(tool_hook("tool.execute.before-bash"), input=dict(payload("opencode", "tool.execute.before-bash")["input"],
+                                                             sessionID=SUB_ID)), None),
+    (tool_hook("tool.execute.before-bash"), "tool.execute.before-bash"),
+    (tool_hook("tool.execute.after-bash"), "tool.execute.after-bash"),
+    (bus("session.status-busy"), "session.status-busy"),
+    (tool_hook("tool.execute.before-write"), "tool.execute.before-write"),
+    (bus("file.edited"), "file.edited"),
+    ({"hook": "event", "event": {"type": "message.part.updated", "properties": {"sessionID": OPENCODE_SID}}}, None),
+    ({"hook": "event", "event": {"type": "session.idle", "properties": {"sessionID": OPENCODE_SID}}}, None),
+    (bus("session.status-idle"), "session.status-idle"),
+]
+
+
+def test_opencode_module_forwards_each_event_once_in_order(modules):
+    steps = [step for step, _ in OPENCODE_LIFE]
+    wanted = [name for _, name in OPENCODE_LIFE if name]
+    # The first lichhook is slow: were the others not held back, they would overtake it.
+    out = modules.drive("opencode", steps, expect=len(wanted), env={"RECORD_SLOW": '{"session.created": 0.5}'})
     assert out["exports"] == ["LichhookPlugin"]  # opencode calls every export: one only
-    assert out["hooks"] == ["event"]
-    assert out["returned"] == ["undefined"] * 4
-    reports = standin.wait_for(1, timeout=10)
-    assert reports[0].verdict == "accepted"
-    assert reports[0].accepted["provider"] == "opencode"
-    assert reports[0].accepted["provider_session_id"] == "ses_011856954ffe5NEMhsYeTuWykR"
-    # the sub-session and the idle event are not forwarded as reports
-    assert len(standin.wait_for(2, timeout=2)) == 1
+    assert out["hooks"] == ["event", "tool.execute.before", "tool.execute.after"]
+    assert out["returned"] == ["undefined"] * len(steps)
+    assert out["changed"] == []  # the tool's arguments as opencode gave them
+    runs = modules.recorded(len(wanted), settle=0.3)
+    assert [r["words"] for r in runs] == [["opencode", payload("opencode", n)["type"]] for n in wanted]
+    assert all(r["flags"] == [1, 1] for r in runs)  # -I -S, as install registers every command
+    assert [r["stdin"] for r in runs] == [payload("opencode", n) for n in wanted]
+    for earlier, later in zip(runs, runs[1:]):
+        assert later["start"] >= earlier["end"], (earlier, later)  # one at a time, in order
 
 
-def test_opencode_module_does_nothing_outside_lich(installed, base_env, tmp_path):
-    partial = dict(base_env, LICH_PORT="1", LICH_TOKEN="  ", LICH_SESSION_ID="s")
-    for env in (base_env, partial):
-        out = drive(tmp_path, OPENCODE_DRIVER, [str(installed["opencode"]), json.dumps([SESSION_CREATED])], env)
-        assert out["hooks"] == [] and out["returned"] == []
+def test_a_forwarded_title_is_not_forwarded_again_but_a_new_one_is(modules):
+    first = bus("session.updated-titled")
+    renamed = json.loads(json.dumps(first))
+    renamed["event"]["properties"]["info"]["title"] = "Write hello into g.txt"
+    steps = [bus("session.created"), first, first, renamed, first, bus("session.created-fork")]
+    modules.drive("opencode", steps, expect=5)
+    runs = modules.recorded(5, settle=0.3)
+    assert [(r["words"][-1], r["stdin"]["properties"]["info"]["title"]) for r in runs] == [
+        ("session.created", "New session - 2026-11-30T23:22:52.479Z"),
+        ("session.updated", "Write hi into f.txt"),
+        ("session.updated", "Write hello into g.txt"),
+        ("session.updated", "Write hi into f.txt"),
+        ("session.created", "Write hi into f.txt (fork #1)"),  # a fork is a session of its own
+    ]
 
 
-def test_omp_module_reports_start_and_switch(installed, base_env, standin, tmp_path):
-    env = dict(base_env, **lich_env(standin))
-    out = drive(tmp_path, OMP_DRIVER, [str(installed["omp"]), "019ffb38-ceab-7000-afae-20b8eae145d8", "V1StGXR8_Z5jdHi6B-myT"], env)
+def test_a_long_tool_argument_is_cut_before_it_is_sent(modules):
+    step = tool_hook("tool.execute.before-write")
+    step["output"] = {"args": dict(step["output"]["args"], content="x" * 100_000)}
+    out = modules.drive("opencode", [step], expect=1)
+    assert out["changed"] == []
+    (run,) = modules.recorded(1)
+    args = run["stdin"]["output"]["args"]
+    assert args["content"] == "x" * 4096 and args["filePath"] == "/home/u/proj/g.txt"
+
+
+@pytest.mark.parametrize("env", [{}, {"LICH_TOKEN": "  "}, {"LICH_PORT": ""}])
+def test_opencode_module_does_nothing_outside_lich(modules, env):
+    if env:
+        modules.env.update(env)  # one of them blank
+    else:
+        modules.env = {k: v for k, v in modules.env.items() if not k.startswith("LICH_")}
+    out = modules.drive("opencode", [step for step, _ in OPENCODE_LIFE])
+    assert out["hooks"] == [] and out["returned"] == []
+    assert modules.recorded(settle=0.5) == []
+
+
+# -- omp --------------------------------------------------------------------------------------
+
+
+def omp_step(name: str, ctx: Optional[dict] = None) -> dict:
+    """An omp event and its ctx as omp hands them to the handler, from the payload the
+    module wrote."""
+    data = payload("omp", name)
+    event = {"type": data["type"]}
+    for key in ("toolName", "input", "isError"):
+        if key in data:
+            event[key] = data[key]
+    if data["type"] == "tool_call":
+        event["toolCallId"] = "call_1"
+    parent = data["parent_session"]
+    if ctx is None:
+        ctx = {"id": data["session_id"], "name": data.get("session_name"), "file": data["session_file"],
+               "cwd": data["cwd"], "header": {"type": "session", "id": data["session_id"],
+                                               **({"parentSession": parent} if parent else {})}}
+    return {"on": data["type"], "event": event, "ctx": ctx}
+
+
+# The `tui` capture's first turn, the sub-agent of `p-agent` mixed in.
+OMP_LIFE = ["session_start", "input", "turn_start-titled", "tool_call-bash", "session_start-subagent",
+            "tool_result-subagent", "tool_result-bash", "tool_call-write", "session_stop"]
+
+
+def test_omp_module_forwards_what_the_event_and_its_ctx_say_in_order(modules):
+    steps = [omp_step(name) for name in OMP_LIFE]
+    out = modules.drive("omp", steps, expect=len(steps), env={"RECORD_SLOW": '{"session_start": 0.5}'})
     assert out["exports"] == ["default"]
-    assert out["subscribed"] == ["session_start", "session_switch", "session_branch"]
-    assert out["returned"] == ["undefined"] * 4  # handlers return nothing, even on bad ctx
-    reports = standin.wait_for(2, timeout=10)
-    assert sorted(r.accepted["provider_session_id"] for r in reports) == [
-        "019ffb38-ceab-7000-afae-20b8eae145d8", "V1StGXR8_Z5jdHi6B-myT"]
-    assert {r.accepted["provider"] for r in reports} == {"omp"}
-    assert all(r.verdict == "accepted" for r in reports)
+    assert out["hooks"] == ["session_start", "session_switch", "session_branch", "input", "turn_start",
+                            "tool_call", "tool_result", "session_stop"]
+    # a value returned by an omp handler is a decision (tool_call's blocks the call): none is
+    assert out["returned"] == ["undefined"] * len(steps)
+    runs = modules.recorded(len(steps), settle=0.3)
+    assert [r["words"] for r in runs] == [["omp", payload("omp", n)["type"]] for n in OMP_LIFE]
+    # the sub-agent's events go too: lichhook tells them apart by their session file
+    assert [r["stdin"] for r in runs] == [payload("omp", n) for n in OMP_LIFE]
+    for earlier, later in zip(runs, runs[1:]):
+        assert later["start"] >= earlier["end"], (earlier, later)
 
 
-def test_omp_module_subscribes_to_nothing_outside_lich(installed, base_env, tmp_path):
-    out = drive(tmp_path, OMP_DRIVER, [str(installed["omp"]), "a", "b"], base_env)
-    assert out["subscribed"] == [] and out["returned"] == []
+def test_omp_module_sends_the_id_when_the_other_getters_fail_and_nothing_without_one(modules):
+    steps = [omp_step("input", ctx={"id": "01a22ec3-4501-7766-a07b-ba211c3beff8", "cwd": PROJECT, "throws": True}),
+             omp_step("input", ctx={"id": "", "cwd": PROJECT}),
+             omp_step("input", ctx=None)]
+    steps[2]["ctx"] = None
+    out = modules.drive("omp", steps, expect=1)
+    assert out["returned"] == ["undefined"] * 3
+    (run,) = modules.recorded(1, settle=0.5)
+    assert run["stdin"] == {"type": "input", "session_id": "01a22ec3-4501-7766-a07b-ba211c3beff8", "cwd": PROJECT,
+                            "session_file": None, "parent_session": None}
+
+
+def test_omp_module_subscribes_to_nothing_outside_lich(modules):
+    modules.env = {k: v for k, v in modules.env.items() if not k.startswith("LICH_")}
+    out = modules.drive("omp", [omp_step(n) for n in OMP_LIFE])
+    assert out["hooks"] == [] and out["returned"] == []
+    assert modules.recorded(settle=0.5) == []
+
+
+# -- both ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("runtime", ["node", "bun"])
+def test_what_is_queued_when_the_harness_exits_still_goes(modules, tmp_path, runtime):
+    """The harness may exit right after its last event, while lichhook still runs for an
+    earlier one: what waits its turn starts then, with its whole stdin, and the files
+    that carried it are gone."""
+    program = NODE if runtime == "node" else bun()
+    if program is None:
+        pytest.skip("bun is neither on PATH nor in the end-to-end cache")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    names = ("session_start", "input", "tool_call-write", "session_stop")
+    modules.drive("omp", [omp_step(n) for n in names], exit=True, runtime=program,
+                  env={"RECORD_SLOW": '{"session_start": 0.5}', "TMPDIR": str(temp)})
+    runs = modules.recorded(len(names), settle=0.3)
+    assert sorted(json.dumps(r["stdin"], sort_keys=True) for r in runs) == sorted(
+        json.dumps(payload("omp", n), sort_keys=True) for n in names)
+    assert list(temp.iterdir()) == []
+
+
+def test_a_lichhook_that_hangs_holds_the_next_back_only_for_a_while(modules):
+    modules.drive("omp", [omp_step("session_start"), omp_step("input")], expect=1,
+                  env={"RECORD_SLOW": '{"session_start": 8}'})
+    assert [r["words"][-1] for r in modules.lines()] == ["input"]  # the hung one has not finished
 
 
 def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path):
@@ -129,12 +358,81 @@ def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path
     assert result.returncode == 0, result.stderr
     python.unlink()
     env = dict(base_env, **lich_env(standin))
-    out = drive(tmp_path, OPENCODE_DRIVER,
-                [str(home / ".config" / "opencode" / "plugins" / "lichhook.js"), json.dumps([SESSION_CREATED])], env)
-    assert out["returned"] == ["undefined", "undefined"]
-    out = drive(tmp_path, OMP_DRIVER, [str(agent / "extensions" / "lichhook.js"), "a", "b"], env)
-    assert out["subscribed"] == ["session_start", "session_switch", "session_branch"]
-    assert standin.reports == []
+    opencode = home / ".config" / "opencode" / "plugins" / "lichhook.js"
+    script = {"kind": "opencode", "module": str(opencode), "record": str(tmp_path / "none"), "directory": PROJECT,
+              "steps": [step for step, _ in OPENCODE_LIFE], "expect": 0, "exit": False}
+    out = drive(tmp_path, NODE, script, env)
+    assert out["returned"] == ["undefined"] * len(OPENCODE_LIFE)
+    script.update(kind="omp", module=str(agent / "extensions" / "lichhook.js"), steps=[omp_step(n) for n in OMP_LIFE])
+    out = drive(tmp_path, NODE, script, env)
+    assert out["returned"] == ["undefined"] * len(OMP_LIFE)
+    assert standin.wait_for(1, timeout=1) == []
+
+
+# -- the real archive ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def installed(run, home, tmp_path):
+    agent = tmp_path / "omp agent"
+    result = run("install", "opencode", "omp", env={"PI_CODING_AGENT_DIR": str(agent)})
+    assert result.returncode == 0, result.stderr
+    return {"opencode": home / ".config" / "opencode" / "plugins" / "lichhook.js",
+            "omp": agent / "extensions" / "lichhook.js"}
+
+
+def said(report) -> tuple:
+    assert report.status == 204, (report.status, report.verdict, report.body)
+    a = report.accepted
+    if report.contract == "session-start":
+        return ("start", a["provider_session_id"])
+    if report.contract == "session-state":
+        return (a["state"], a["tool"], a["detail"])
+    if report.contract == "session-title":
+        return ("title", a["title"])
+    return (report.contract,)
+
+
+def life(tmp_path: Path, kind: str, module: Path, steps: list, env: dict, standin, count: int) -> list:
+    """The reports lich got while the driver, as the harness, stayed until it had ``count``."""
+    until = tmp_path / "enough"
+    script = {"kind": kind, "module": str(module), "record": str(tmp_path / "none"), "directory": PROJECT,
+              "steps": steps, "expect": 0, "until": str(until), "exit": False}
+    (tmp_path / "driver.mjs").write_text(DRIVER)
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    proc = subprocess.Popen([NODE, str(tmp_path / "driver.mjs"), str(tmp_path / "script.json")], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        reports = standin.wait_for(count, timeout=30)
+    finally:
+        until.write_text("")
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode()
+    assert json.loads(out.decode().splitlines()[0])["returned"] == ["undefined"] * len(steps)
+    return [said(r) for r in reports]
+
+
+def test_a_whole_opencode_turn_reaches_lich_in_order(installed, base_env, standin, tmp_path):
+    env = dict(base_env, **lich_env(standin), XDG_STATE_HOME=str(tmp_path / "state"))
+    expected = [("start", OPENCODE_SID), ("busy", "", ""), ("title", "Write hi into f.txt"),
+                ("busy", "bash", "echo hi > f.txt"), ("busy", "", ""), ("busy", "", ""), ("busy", "write", "g.txt"),
+                ("session-touched",), ("done", "", "")]
+    steps = [step for step, _ in OPENCODE_LIFE]
+    assert life(tmp_path, "opencode", installed["opencode"], steps, env, standin, len(expected)) == expected
+    assert len(standin.wait_for(len(expected) + 1, timeout=1)) == len(expected)
+
+
+def test_a_whole_omp_turn_reaches_lich_in_order(installed, base_env, standin, tmp_path):
+    env = dict(base_env, **lich_env(standin), XDG_STATE_HOME=str(tmp_path / "state"))
+    expected = [("start", "01a22ec3-4501-7766-a07b-ba211c3beff8"), ("busy", "", ""), ("busy", "", ""),
+                ("title", "Write hi into f.txt"), ("busy", "bash", "echo hi > f.txt"), ("session-touched",),
+                ("busy", "write", "g.txt"), ("done", "", "")]
+    steps = [omp_step(n) for n in OMP_LIFE]
+    assert life(tmp_path, "omp", installed["omp"], steps, env, standin, len(expected)) == expected
+    assert len(standin.wait_for(len(expected) + 1, timeout=1)) == len(expected)
+
+
+# -- what install writes ---------------------------------------------------------------------
 
 
 def test_module_source_escapes_paths_as_js_strings(tmp_path):
@@ -158,3 +456,80 @@ def test_module_source_escapes_paths_as_js_strings(tmp_path):
                                capture_output=True, timeout=20)
         assert check.returncode == 0, check.stderr.decode()
         assert json.loads(check.stdout) == [python, archive]
+
+
+# -- modules earlier releases installed (tests/fixtures/js/) -------------------------------------
+
+EARLIER = Path(__file__).parent / "fixtures" / "js"
+
+
+def earlier_module(kind: str, release: str, python: str, archive: str) -> bytes:
+    """A module as an earlier release's installer wrote it."""
+    text = (EARLIER / f"{kind}-{release}.js").read_text(encoding="utf-8")
+    text = text.replace('"@PYTHON@"', json.dumps(python)).replace('"@ARCHIVE@"', json.dumps(archive))
+    return text.replace('"@FLAGS@"', json.dumps(["-I", "-S"])).encode("utf-8")
+
+
+@pytest.mark.parametrize("release", ["first", "flags"])
+@pytest.mark.parametrize("kind", ["opencode", "omp"])
+def test_an_earlier_module_is_read_back(kind, release):
+    from lichhook.install.jsmodules import baked_events, baked_flags, baked_paths, module_source
+    from lichhook.install.target import Target
+
+    raw = earlier_module(kind, release, "/usr/bin/python3", "/home/u/.local/share/lichhook/lichhook.pyz")
+    assert baked_paths(raw) == ("/usr/bin/python3", "/home/u/.local/share/lichhook/lichhook.pyz")
+    assert baked_flags(raw) == (["-I", "-S"] if release == "flags" else [])
+    assert baked_events(raw) is None  # it forwarded the session start alone, as the bare command
+    now = module_source(kind, Target("/usr/bin/python3", "/a/lichhook.pyz", windows=False))
+    assert baked_events(now) == {r[0]: list(r[1]) for r in descriptor_rows(kind)}
+
+
+def descriptor_rows(kind: str) -> list:
+    from lichhook.adapters import BY_PROVIDER
+
+    return list(BY_PROVIDER[kind].registration_rows)
+
+
+@pytest.mark.parametrize("release", ["first", "flags"])
+def test_install_replaces_an_earlier_module_and_doctor_calls_it_out_of_date(run, home, pyz, tmp_path, release):
+    from testkit.archive import installed_hooks
+
+    agent = tmp_path / "agent"
+    env = {"PI_CODING_AGENT_DIR": str(agent)}
+    paths = {"opencode": home / ".config" / "opencode" / "plugins" / "lichhook.js",
+             "omp": agent / "extensions" / "lichhook.js"}
+    legacy = home / ".local" / "share" / "lichhook" / "lichhook.pyz"  # where the first releases put it
+    legacy.parent.mkdir(parents=True)
+    shutil.copyfile(pyz, legacy)
+    for kind, path in paths.items():
+        path.parent.mkdir(parents=True)
+        path.write_bytes(earlier_module(kind, release, sys.executable, str(legacy)))
+    doctor = run("doctor", env=env).stdout.decode()
+    for kind, path in paths.items():
+        assert f"problem: {kind}: the registration is incomplete or out of date ({path}" in doctor, doctor
+        assert f"command: {sys.executable}{' -I -S' if release == 'flags' else ''} {legacy} {kind}\n" in doctor
+
+    result = run("install", "opencode", "omp", env=env)
+    assert result.returncode == 0, result.stderr
+    hooks = installed_hooks(home)
+    for kind, path in paths.items():
+        text = path.read_text(encoding="utf-8")
+        assert "const EVENTS = {" in text and json.dumps(str(hooks)) in text
+    doctor = run("doctor", env=env).stdout.decode()
+    assert "problem: opencode" not in doctor and "problem: omp" not in doctor, doctor
+    assert (f"command: {sys.executable} -I -S {hooks} opencode <event>, on session.created, session.status, "
+            "tool.execute.before, tool.execute.after, permission.asked, question.asked, session.updated, "
+            "file.edited\n") in doctor
+
+    result = run("uninstall", "opencode", "omp", env=env)
+    assert result.returncode == 0, result.stderr
+    assert not any(path.exists() for path in paths.values())
+
+
+def test_uninstall_removes_an_earlier_module(run, home, pyz):
+    path = home / ".config" / "opencode" / "plugins" / "lichhook.js"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(earlier_module("opencode", "first", sys.executable, str(pyz)))
+    result = run("uninstall", "opencode")
+    assert result.returncode == 0, result.stderr
+    assert not path.exists()

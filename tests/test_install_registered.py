@@ -226,15 +226,9 @@ def test_an_adapter_installed_in_the_registered_venv_still_reports(pyz, home, ba
 
 # -- the previous release's registrations ----------------------------------------------------
 
-OLD_JS_SPAWN = 'spawn(PYTHON, [ARCHIVE, "{kind}"], {{'
-
-
 def previous_release(home: Path, tmp_path: Path) -> dict:
     """Every config as the previous release wrote it (``<python> <data>/lichhook.pyz ...``,
     no interpreter options), with the user's additions in them; path -> text."""
-    from lichhook.install.jsmodules import module_source
-    from lichhook.install.target import Target
-
     legacy = str(data_dir(home) / "lichhook.pyz")
 
     def line(*sub: str) -> str:
@@ -265,12 +259,10 @@ def previous_release(home: Path, tmp_path: Path) -> dict:
     texts[home / ".gemini" / "config" / "plugins" / "lichhook" / "plugin.json"] = json.dumps(
         {"name": "lichhook", "description": "Reports each Antigravity conversation to lich (added by "
          "'lichhook install antigravity')."}, indent=2) + "\n"
-    old_target = Target(PY, legacy, windows=False)
     for kind, path in (("opencode", home / ".config" / "opencode" / "plugins" / "lichhook.js"),
                        ("omp", home / ".omp" / "agent" / "extensions" / "lichhook.js")):
-        text = module_source(kind, old_target).decode()
-        text = "\n".join(ln for ln in text.splitlines() if not ln.startswith(("const FLAGS", "// The interpreter's")))
-        texts[path] = text.replace(f'spawn(PYTHON, [...FLAGS, ARCHIVE, "{kind}"], {{', OLD_JS_SPAWN.format(kind=kind))
+        template = (Path(__file__).parent / "fixtures" / "js" / f"{kind}-first.js").read_text(encoding="utf-8")
+        texts[path] = template.replace('"@PYTHON@"', json.dumps(PY)).replace('"@ARCHIVE@"', json.dumps(legacy))
     for path, text in texts.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -327,7 +319,7 @@ def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz,
     for path, old in texts.items():
         new = path.read_text(encoding="utf-8")
         if path.suffix == ".js":
-            assert 'const FLAGS = ["-I", "-S"];' in new and json.dumps(hooks) in new
+            assert 'const FLAGS = ["-I", "-S"];' in new and json.dumps(hooks) in new and "const EVENTS = {" in new
             continue
         # Each of lichhook's words is brought up to date where it stands; the user's stay.
         # Hooks run the hooks archive, the MCP servers the complete one.

@@ -1,10 +1,16 @@
 """opencode and omp: in-process JS modules that spawn lichhook.
 
 Neither harness runs shell hooks, so lichhook installs a small module (shipped inside
-the archive under ``lichhook/install/js/``) with the Python and archive paths written
-into it as JSON string literals, which are valid JS string literals.
+the archive under ``lichhook/install/js/``): the harness's own part (``<kind>.js``) with
+the part both share (``forward.js``, which runs lichhook one event at a time) written in
+at its ``@FORWARD@`` line. Install writes into it, as JSON (valid JS literals), the
+Python and archive paths, the interpreter's options (``-I -S``) and the events to forward
+with their command words, taken from the harness's descriptor registrations: the module
+forwards exactly the events the descriptor lists, and names no event of its own.
 
-The interpreter's options (``-I -S``) are written in as a JSON list, the same way.
+Modules earlier releases wrote have the same marker and ``const PYTHON``/``ARCHIVE``
+lines (some no ``FLAGS``, none ``EVENTS``): they are read back, replaced by install and
+removed by uninstall like the current one.
 
 - opencode: ``$XDG_CONFIG_HOME/opencode/plugins/lichhook.js``, else
   ``~/.config/opencode/plugins/lichhook.js`` (opencode loads ``{plugin,plugins}/*.{ts,js}``).
@@ -23,26 +29,40 @@ from lichhook.install.target import INTERPRETER_FLAGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Mapping, Optional
+    from typing import Dict, List, Mapping, Optional
 
     from lichhook.install.target import Target
 
 MARKER = b"Added by `lichhook install"
+FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's module
 
 
 def module_source(kind: str, target: Target) -> bytes:
     """The module for ``kind`` ("opencode" or "omp") pointing at ``target``."""
     import pkgutil
 
-    template = pkgutil.get_data("lichhook.install", f"js/{kind}.js")
-    if template is None:
-        raise jsonmerge.ConfigError(f"the {kind} module is missing from this lichhook; rebuild the archive")
-    text = template.decode("utf-8")
+    def part(name: str) -> str:
+        found = pkgutil.get_data("lichhook.install", f"js/{name}.js")
+        if found is None:
+            raise jsonmerge.ConfigError(f"the {kind} module is missing from this lichhook; rebuild the archive")
+        return found.decode("utf-8")
+
+    text = part(kind).replace(FORWARD, part("forward").rstrip("\n"), 1)
     # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
     text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
     text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
     text = text.replace('"@FLAGS@"', json.dumps(list(INTERPRETER_FLAGS)), 1)
+    text = text.replace('"@EVENTS@"', json.dumps(forwarded(kind), ensure_ascii=True), 1)
     return text.encode("utf-8")
+
+
+def forwarded(kind: str) -> Dict[str, List[str]]:
+    """event -> the command words after the archive, for every event the ``kind`` module
+    forwards: its descriptor's registrations."""
+    from lichhook.adapters import BY_PROVIDER
+    from lichhook.descriptor import registrations
+
+    return {r.event: list(r.words) for r in registrations(BY_PROVIDER[kind])}
 
 
 def baked_paths(raw: bytes) -> tuple:
@@ -56,18 +76,33 @@ def baked_paths(raw: bytes) -> tuple:
     return values.get("PYTHON"), values.get("ARCHIVE")
 
 
-def baked_flags(raw: bytes) -> List[str]:
-    """The interpreter's options written into an installed module (none in a module an
-    earlier release wrote)."""
-    prefix = "const FLAGS = "
+def _baked(raw: bytes, name: str) -> object:
+    """The JSON value install wrote as ``const <name> = ...;``, or None."""
+    prefix = f"const {name} = "
     for line in raw.decode("utf-8", "replace").splitlines():
         if line.startswith(prefix) and line.endswith(";"):
             try:
-                flags = json.loads(line[len(prefix):-1])
+                return json.loads(line[len(prefix):-1])
             except ValueError:
-                return []
-            return [f for f in flags if isinstance(f, str)] if isinstance(flags, list) else []
-    return []
+                return None
+    return None
+
+
+def baked_flags(raw: bytes) -> List[str]:
+    """The interpreter's options written into an installed module (none in a module an
+    earlier release wrote)."""
+    flags = _baked(raw, "FLAGS")
+    return [f for f in flags if isinstance(f, str)] if isinstance(flags, list) else []
+
+
+def baked_events(raw: bytes) -> Optional[Dict[str, List[str]]]:
+    """event -> command words written into an installed module, or None for a module an
+    earlier release wrote (it ran the bare ``<kind>`` on the session start alone)."""
+    events = _baked(raw, "EVENTS")
+    if not isinstance(events, dict):
+        return None
+    return {event: [w for w in words if isinstance(w, str)] for event, words in events.items()
+            if isinstance(words, list)}
 
 
 class JsModuleHarness(harness.Harness):
@@ -89,7 +124,12 @@ class JsModuleHarness(harness.Harness):
             return []
         python, archive = baked_paths(raw)
         ours = archive is not None and target.archive_of(archive) is not None
-        command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+        events = baked_events(raw)
+        if events is None:  # an earlier release's module: the bare command, on the session start
+            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+        else:
+            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "<event>"])
+            command += f", on {', '.join(events) or 'no event'}"
         return [harness.Found(path, "module", command, python, archive, ours)]
 
 

@@ -1,13 +1,16 @@
 """Claude Code with lichhook installed: the waits hooks and the MCP tool, as the model
-meets them, and the ids reported on resume and fork."""
+meets them, the ids reported on resume and fork, and a session's whole life as lich sees it."""
 
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
-from testkit.models import tool_call
+from testkit.constants import LICH_SESSION
+from testkit.harnesses import TITLE as TITLE_ROUTE
+from testkit.models import text, tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -104,3 +107,86 @@ def test_resume_reports_the_same_id_and_fork_a_new_one(claude):
     assert claude.harness.session_files(claude, forked)
     # One report per session start, each with the id that session runs under.
     assert claude.accepted(3) == [("claude", first), ("claude", first), ("claude", forked)]
+
+
+# -- the session's life as lich sees it ----------------------------------------------------
+
+PROMPT = "Write the two files."
+TITLE = "Write the two files"
+COMMAND = "echo hi > f.txt"
+
+
+def writes(box):
+    """The model's turn: a shell command, then a new file in a sub-folder, then its answer."""
+    return (tool_call("Bash", {"command": COMMAND, "description": "Write hi into f.txt"}),
+            tool_call("Write", {"file_path": str(box.project / "notes" / "todo.txt"), "content": "call the reviewer\n"}),
+            text("Both written."))
+
+
+def names_the_session(request) -> bool:
+    """Claude Code's request for a session's title (its TUI makes it; ``-p`` never does)."""
+    return "naming a coding session" in request.text() and not request.tool_names()
+
+
+def shorts(seen) -> list:
+    return [s.short() for s in seen]
+
+
+def test_a_headless_turn_reports_each_step_and_outside_lich_nothing_changes(claude):
+    claude.model.script(*writes(claude))
+    done = claude.run(claude.harness.headless(PROMPT, "--allowedTools", "Bash,Write"))
+    sid = claude.harness.session_id(done)
+    seen = claude.timeline(until=lambda seen: ("idle",) in shorts(seen))
+    assert shorts(seen) == [
+        ("start",), ("busy",),
+        ("busy", "Bash", COMMAND), ("busy",), ("touched",),
+        ("busy", "Write", "notes/todo.txt"), ("busy",), ("touched",),
+        ("done",), ("idle",),  # -p ends the session when the turn ends: SessionEnd
+    ], claude.describe(done)
+    assert {(s.status, s.accepted["session_id"], s.provider_session_id) for s in seen} == {(204, LICH_SESSION, sid)}
+    inside = claude.model.model_requests()
+
+    # The same run outside lich: nothing sent, and the harness shows and does the same.
+    (claude.project / "f.txt").unlink()
+    shutil.rmtree(claude.project / "notes")
+    claude.model.script(*writes(claude))
+    again = claude.run(claude.harness.headless(PROMPT, "--allowedTools", "Bash,Write"), lich=False)
+    assert len(claude.timeline()) == len(seen)
+    outside = claude.model.model_requests()[len(inside):]
+    assert [r.tool_results() for r in outside] == [r.tool_results() for r in inside]
+    shown, shown_again = (json.loads(d.stdout) for d in (done, again))
+    kept = ("type", "subtype", "is_error", "result", "num_turns", "stop_reason", "permission_denials")
+    assert {k: shown_again[k] for k in kept} == {k: shown[k] for k in kept}
+    assert again.stderr == done.stderr == b""
+    assert (claude.project / "notes" / "todo.txt").read_text() == "call the reviewer\n"
+
+
+def test_the_tui_reports_a_permission_wait_the_title_and_the_end(claude):
+    claude.model.script(text(json.dumps({"title": TITLE}), when=names_the_session), *writes(claude))
+    # Write is allowed; Bash asks, as it does for any user in the default permission mode.
+    with claude.harness.tui(claude, "--permission-mode", "default", "--allowedTools", "Write") as tui:
+        tui.wait_for(r"\? for shortcuts")
+        tui.type_line(PROMPT)
+        tui.wait_for(r"Do you want to proceed\?")
+        # Claude Code tells the Notification hook once the question has waited ~6 s.
+        asked = claude.timeline(until=lambda seen: any(s.short()[0] == "waiting" for s in seen), settle=0)
+        assert shorts(asked)[-1] == ("waiting", "Claude needs your permission"), shorts(asked)
+        tui.send("1")  # "1. Yes"
+        tui.wait_for(r"Both written\.")
+        tui.type_line("/exit")
+        assert tui.proc.wait(30) == 0, tui.text()
+    seen = claude.timeline(until=lambda seen: ("idle",) in shorts(seen))
+    sid = session_of(claude.model.model_requests()[0])
+    assert claude.harness.session_files(claude, sid)
+    assert {(s.status, s.accepted["session_id"], s.provider_session_id) for s in seen} == {(204, LICH_SESSION, sid)}
+    # The title is read from the transcript after a tool or at the turn's end, whichever
+    # first finds Claude Code's ai-title line there; it is sent once.
+    titles = [i for i, s in enumerate(seen) if s.route == TITLE_ROUTE]
+    assert [seen[i].short() for i in titles] == [("title", TITLE)], shorts(seen)
+    assert titles[0] > shorts(seen).index(("busy", "Bash", COMMAND))
+    assert [s.short() for s in seen if s.route != TITLE_ROUTE] == [
+        ("start",), ("busy",),
+        ("busy", "Bash", COMMAND), ("waiting", "Claude needs your permission"), ("busy",), ("touched",),
+        ("busy", "Write", "notes/todo.txt"), ("busy",), ("touched",),
+        ("done",), ("idle",),  # /exit: SessionEnd
+    ]

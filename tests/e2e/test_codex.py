@@ -1,16 +1,21 @@
 """Codex with lichhook installed: the SessionStart hooks run once trusted, doctor says which
-are, Codex sees lichhook's MCP server, and the model is told its session id for the waits tool."""
+are, Codex sees lichhook's MCP server, the model is told its session id for the waits tool, and
+a session's whole life as lich sees it."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from testkit.archive import installed_copy
+from testkit.constants import LICH_SESSION
+from testkit.harnesses import START
+from testkit.harnesses import TITLE as TITLE_ROUTE
 from testkit.models import hold, text, tool_call
 
 pytestmark = pytest.mark.e2e
@@ -35,10 +40,10 @@ def test_the_report_arrives_while_the_model_still_holds_its_answer(codex):
     proc = codex.start(codex.harness.headless("Say hello."))
     assert codex.model.wait_for(lambda requests: any(r.reply for r in requests), timeout=60), codex.model.log()
     # SessionStart ran before the first model call: lich knows the id before any answer.
-    early = codex.standin.wait_for(1, timeout=5)
+    early = [seen for seen in codex.arrived(1, START, timeout=5) if seen.route == START]
     assert proc.poll() is None, "codex ended while the model was still holding its answer"
     done = codex.finish(proc)
-    assert [(r.status, r.accepted["provider_session_id"]) for r in early] == [(204, codex.harness.session_id(done))]
+    assert [(seen.status, seen.provider_session_id) for seen in early] == [(204, codex.harness.session_id(done))]
     assert codex.accepted(1) == [("codex", codex.harness.session_id(done))]
 
 
@@ -116,8 +121,9 @@ def test_a_reinstall_keeps_the_trust_and_a_changed_entry_loses_it(codex, tmp_pat
     for line in trust_lines(codex).values():
         assert "changed since you trusted it" in line, line
     assert {h["trustStatus"] for h in codex.harness.hooks_list(codex)} == {"modified"}
+    sent = len(codex.reports(1))
     codex.run(codex.harness.headless("Say hello.", trusted=False))
-    assert len(codex.reports(1)) == 1  # no second report: Codex skipped the changed hook
+    assert len(codex.reports(1)) == sent  # nothing more: Codex skipped every changed hook
 
 
 ENTRY_SHAPES = {
@@ -187,3 +193,96 @@ def test_the_model_is_told_its_session_id_and_keeps_waits_with_the_mcp_tool(code
     assert [w["id"] for w in listed["waits"]] == [added["wait"]["id"]], listed
     assert "mcp: lichhook/claude_code_wait (completed)" in done.stderr.decode() + done.stdout.decode()
     assert not codex.model.pending()
+
+
+# -- the session's life as lich sees it ----------------------------------------------------
+
+PROMPT = "Write the two files."
+COMMAND = "echo hi > f.txt"
+PATCH = ("*** Begin Patch\n*** Add File: notes/todo.txt\n+call the reviewer\n"
+         "*** Update File: f.txt\n@@\n-hi\n+hello\n*** End Patch\n")
+# A model Codex knows, so it offers its own apply_patch tool (a freeform one); the sandbox
+# `codex exec` would pick refuses writes on this machine.
+WRITER = ("-m", "gpt-5.5", "-s", "danger-full-access")
+
+
+def writes():
+    """The model's turn: a shell command, then a patch adding one file and changing another, then its answer."""
+    return (tool_call("exec_command", {"cmd": COMMAND}), tool_call("apply_patch", {"input": PATCH}),
+            text("Both written."))
+
+
+def shorts(seen) -> list:
+    return [s.short() for s in seen]
+
+
+def test_a_turn_with_a_command_and_a_patch_reports_each_step_and_outside_lich_nothing_changes(codex):
+    codex.model.script(*writes())
+    done = codex.run(codex.harness.headless(PROMPT, *WRITER))
+    sid = codex.harness.session_id(done)
+    seen = codex.timeline(until=lambda seen: ("idle",) in shorts(seen))
+    assert {(s.status, s.accepted["session_id"], s.provider_session_id) for s in seen} == {(204, LICH_SESSION, sid)}
+    # The title, the thread's first user message, is read from the rollout after the first
+    # tool (or at the turn's end); it is sent once.
+    titles = [i for i, s in enumerate(seen) if s.route == TITLE_ROUTE]
+    assert [seen[i].short() for i in titles] == [("title", PROMPT)], shorts(seen)
+    assert titles[0] > shorts(seen).index(("busy", "Bash", COMMAND))
+    assert [s.short() for s in seen if s.route != TITLE_ROUTE] == [
+        ("start",), ("busy",),
+        ("busy", "Bash", COMMAND), ("busy",), ("touched",),
+        ("busy", "apply_patch", "notes/todo.txt, f.txt"), ("busy",), ("touched",),
+        ("done",), ("idle",),  # exec ends the thread with the turn: SessionEnd
+    ], codex.describe(done)
+    assert (codex.project / "f.txt").read_text() == "hello\n"
+
+    # The same run outside lich: nothing sent, and the harness shows and does the same.
+    (codex.project / "f.txt").unlink()
+    shutil.rmtree(codex.project / "notes")
+    codex.model.script(*writes())
+    again = codex.run(codex.harness.headless(PROMPT, *WRITER), lich=False)
+    assert len(codex.timeline()) == len(seen)
+    assert again.stdout == done.stdout == b"Both written.\n"
+    assert shown(again, codex.harness.session_id(again)) == shown(done, sid)
+    assert (codex.project / "notes" / "todo.txt").read_text() == "call the reviewer\n"
+
+
+def shown(done, sid: str) -> list:
+    """What codex exec told the user on stderr, without what differs from run to run."""
+    lines = done.stderr.decode().replace(sid, "<id>").splitlines()
+    return [re.sub(r"\b\d+ms\b", "<ms>", line) for line in lines]
+
+
+def in_the_thread(request) -> bool:
+    """A request of the user's thread, not of the side thread Codex's TUI starts to review
+    an approval (which offers apply_patch alone)."""
+    return "exec_command" in request.tool_names()
+
+
+def test_an_approval_in_the_tui_reports_waiting_with_the_command(codex):
+    """Codex asks for approvals only in its TUI (``codex exec`` never asks): a command the
+    model wants run outside the sandbox waits for the user, and the card says what for."""
+    codex.model.script(tool_call("exec_command", {"cmd": "touch asked.txt", "sandbox_permissions": "require_escalated",
+                                                  "justification": "May I create asked.txt?"}, when=in_the_thread),
+                       text("Asked and done.", when=in_the_thread))
+    argv = ["codex", "--no-daemon", "-a", "on-request", "-s", "read-only", "-m", "gpt-5.5", codex.harness.bypass_trust]
+    with codex.tui(argv) as tui:
+        tui.wait_for(r"Use existing model")  # Codex offers a newer model to a known one first
+        tui.send("2")
+        tui.wait_for(r"Ask Codex to do anything")
+        tui.type_line("Touch a file.")
+        tui.wait_for(r"Would you like to run the following command\?")
+        asked = codex.timeline(until=lambda seen: any(s.short()[0] == "waiting" for s in seen), settle=0)
+        tui.send("y")  # "1. Yes, proceed (y)"
+        tui.wait_for(r"Asked and done\.")
+        tui.type_line("/quit")
+        assert tui.proc.wait(30) == 0, tui.text()
+    seen = codex.timeline(until=lambda seen: ("idle",) in shorts(seen))
+    # Codex names the thread in a header of each of its turn's model requests.
+    turns = [r for r in codex.model.model_requests() if in_the_thread(r)]
+    (sid,) = {v for r in turns for k, v in r.headers.items() if k.lower() == "session-id"}
+    assert codex.harness.session_files(codex, sid)
+    assert {(s.status, s.provider_session_id) for s in seen} == {(204, sid)}
+    assert shorts(asked)[-1] == ("waiting", "Bash: touch asked.txt"), shorts(asked)
+    after = shorts(seen)[len(asked):]
+    assert after[:2] == [("busy",), ("touched",)] and after[-2:] == [("done",), ("idle",)], shorts(seen)
+    assert (codex.project / "asked.txt").exists()

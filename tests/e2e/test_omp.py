@@ -1,6 +1,7 @@
-"""omp with lichhook's extension installed: a session switched to in place (resume, /new,
-/fork, a branch) is reported; a sub-agent's session belongs to its parent's card and is not;
-under a profile omp loads the extension from where install put it."""
+"""omp with lichhook's extension installed: a turn that writes a file reports each step in
+order; a session switched to in place (resume, /new, /fork, a branch) is reported; a
+sub-agent's session belongs to its parent's card and is not; under a profile omp loads the
+extension from where install put it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import time
 
 import pytest
 
+from testkit.constants import LICH_SESSION
+from testkit.harnesses import START
+from testkit.harnesses import TITLE as TITLE_ROUTE
 from testkit.models import hold, text, tool_call
 
 pytestmark = pytest.mark.e2e
@@ -22,6 +26,43 @@ def omp(sandbox):
     return sandbox("omp", installed=True)
 
 
+PROMPT = "Write hello into g.txt."
+TITLE = "Write hello into g.txt"
+
+
+def names_the_session(request) -> bool:
+    """omp's request for a session's title (made without tools, unless --no-title)."""
+    return "title using only the task" in request.text() and not request.tool_names()
+
+
+def shorts(seen) -> list:
+    return [s.short() for s in seen]
+
+
+def test_a_turn_that_writes_a_file_reports_each_step_in_order(omp):
+    target = omp.project / "g.txt"
+    omp.model.script(text(TITLE, when=names_the_session),
+                     tool_call("write", {"path": str(target), "content": "hello\n"}), text("Written."))
+    # In its TUI: omp names a session there (not in -p or RPC mode).
+    with omp.tui(["omp", "--model", "fake/fake-model"], OMP_SKIP_SETUP="1") as tui:
+        tui.wait_for(r"π >")
+        tui.type_line(PROMPT)
+        tui.wait_for(r"Written\.")
+        seen = omp.timeline(until=lambda seen: ("done",) in shorts(seen))
+        tui.type_line("/exit")
+    assert target.read_text() == "hello\n"
+    sid = seen[0].provider_session_id
+    assert omp.harness.session_files(omp, sid)
+    assert {(s.status, s.accepted["session_id"], s.provider_session_id) for s in seen} == {(204, LICH_SESSION, sid)}
+    # omp names the session during the first turn; lichhook reads the name at each turn's
+    # start and at its end, and sends it once
+    titles = [i for i, s in enumerate(seen) if s.route == TITLE_ROUTE]
+    assert [seen[i].short() for i in titles] == [("title", TITLE)], shorts(seen)
+    assert [s.short() for s in seen if s.route != TITLE_ROUTE] == [
+        ("start",), ("busy",), ("busy",), ("busy", "write", "g.txt"), ("touched",), ("busy",), ("done",),
+    ], shorts(seen)
+
+
 def test_a_resumed_session_is_reported_on_session_switch(omp):
     earlier = omp.harness.session_id(omp.run(omp.harness.headless("Start.")))
     (earlier_file,) = omp.harness.session_files(omp, earlier)
@@ -30,7 +71,7 @@ def test_a_resumed_session_is_reported_on_session_switch(omp):
     # earlier one in the same process: omp emits session_switch for the resume.
     rpc = omp.harness.rpc(omp)
     fresh = rpc.call("get_state")["data"]["sessionId"]
-    assert omp.standin.wait_for(2, timeout=20)[-1].accepted["provider_session_id"] == fresh
+    assert started(omp, 2)[-1] == fresh
     assert rpc.call("switch_session", sessionPath=str(earlier_file))["data"]["cancelled"] is False
     assert rpc.call("get_state")["data"]["sessionId"] == earlier
     rpc.close()
@@ -50,6 +91,14 @@ def test_a_sub_agent_session_is_not_reported(omp):
     (parent_file,) = omp.harness.session_files(omp, parent)
     assert list(parent_file.with_suffix("").glob("*.jsonl")), "omp wrote no sub-agent session file"
     assert omp.accepted(1) == [("omp", parent)]
+    # none of the sub-agent's events reports anything: every report is the parent's
+    seen = omp.timeline(until=lambda seen: ("done",) in shorts(seen))
+    assert {s.provider_session_id for s in seen} == {parent}, shorts(seen)
+    steps = shorts(seen)
+    # the task call (its arguments name no command, file or description), the turns after
+    # it, the end: no sub-agent's tool or end among them
+    assert steps[:3] == [("start",), ("busy",), ("busy", "task", "")] and steps[-1] == ("done",), steps
+    assert set(steps[3:-1]) == {("busy",)}, steps
 
 
 def test_new_fork_and_resume_in_the_tui_are_reported(omp):
@@ -57,9 +106,9 @@ def test_new_fork_and_resume_in_the_tui_are_reported(omp):
     ids = []
 
     def reported(n: int) -> str:
-        reports = omp.standin.wait_for(n, timeout=20)
-        assert len(reports) == n, [r.accepted for r in reports]
-        return reports[-1].accepted["provider_session_id"]
+        ids = started(omp, n)
+        assert len(ids) == n, ids
+        return ids[-1]
 
     with omp.tui(["omp", "--model", "fake/fake-model", "--no-title"], OMP_SKIP_SETUP="1") as tui:
         tui.wait_for(r"π >")
@@ -96,6 +145,11 @@ def test_a_branch_naming_its_parent_file_is_reported(omp):
     (branch_file,) = omp.harness.session_files(omp, second)
     assert header_of(branch_file)["parentSession"].endswith(".jsonl")  # a file, like a sub-agent's parent
     assert omp.accepted(2) == [("omp", first), ("omp", second)]
+
+
+def started(box, count: int) -> list:
+    """The sessions reported started so far, once ``count`` were (or the wait ran out)."""
+    return [s.provider_session_id for s in box.arrived(count, START) if s.route == START]
 
 
 def header_of(session_file) -> dict:

@@ -1,11 +1,14 @@
-"""opencode with lichhook's plugin installed: a task's sub-session belongs to its parent's
-card and is not reported; a fork is a session of its own and is."""
+"""opencode with lichhook's plugin installed: a turn that writes a file reports each step in
+order; a task's sub-session belongs to its parent's card and is not reported; a fork is a
+session of its own and is."""
 
 from __future__ import annotations
 
 import pytest
 
-from testkit.models import tool_call
+from testkit.constants import LICH_SESSION
+from testkit.harnesses import TITLE as TITLE_ROUTE
+from testkit.models import text, tool_call
 from testkit.servers import FaultServer
 
 pytestmark = pytest.mark.e2e
@@ -18,6 +21,40 @@ def opencode(sandbox):
     return sandbox("opencode", installed=True)
 
 
+PROMPT = "Write hello into g.txt."
+TITLE = "Write hello into g.txt"
+
+
+def names_the_session(request) -> bool:
+    """opencode's request for a session's title (its small model, asked without tools)."""
+    return "You are a title generator" in request.text() and not request.tool_names()
+
+
+def shorts(seen) -> list:
+    return [s.short() for s in seen]
+
+
+def test_a_turn_that_writes_a_file_reports_each_step_in_order(opencode):
+    target = opencode.project / "g.txt"
+    opencode.model.script(text(TITLE, when=names_the_session),
+                          tool_call("write", {"filePath": str(target), "content": "hello\n"}), text("Written."))
+    done = opencode.run(opencode.harness.headless(PROMPT))
+    sid = opencode.harness.session_id(done)
+    assert target.read_text() == "hello\n"
+    seen = opencode.timeline(until=lambda seen: ("done",) in shorts(seen) and ("title", TITLE) in shorts(seen))
+    assert {(s.status, s.accepted["session_id"]) for s in seen} == {(204, LICH_SESSION)}, opencode.describe(done)
+    # file.edited names no session; every other report carries opencode's own id
+    assert {s.provider_session_id for s in seen if s.short() != ("touched",)} == {sid}
+    # opencode names the session while the turn runs: the title goes once, after the start
+    titles = [i for i, s in enumerate(seen) if s.route == TITLE_ROUTE]
+    assert [seen[i].short() for i in titles] == [("title", TITLE)], shorts(seen)
+    # opencode says busy at each step of a turn; the module runs lichhook for one only
+    # when something else came between
+    steps = [s.short() for s in seen if s.route != TITLE_ROUTE]
+    assert steps == [("start",), ("busy",), ("busy", "write", "g.txt"), ("touched",), ("busy",), ("busy",),
+                     ("done",)], opencode.describe(done)
+
+
 def test_a_sub_session_is_not_reported(opencode):
     opencode.model.script(tool_call("task", {"description": "look around", "prompt": SUB_PROMPT,
                                              "subagent_type": "general"}))
@@ -28,6 +65,10 @@ def test_a_sub_session_is_not_reported(opencode):
              and not r.tool_results()]
     assert asked, opencode.model.log()
     assert opencode.accepted(1) == [("opencode", parent)]
+    # nothing of the sub-session's: its busy, its tools, its title, its end
+    seen = opencode.timeline(until=lambda seen: ("done",) in shorts(seen))
+    assert {s.provider_session_id for s in seen} == {parent}, shorts(seen)
+    assert shorts(seen).count(("done",)) == 1
 
 
 def test_a_fork_is_reported_and_a_plain_continue_is_not(opencode):

@@ -1,54 +1,41 @@
 // lichhook for omp (oh-my-pi). Added by `lichhook install omp`; `lichhook uninstall omp` removes it.
-// When a session starts or omp moves to another one (/new, /resume, /fork, /branch) inside lich, this
-// runs lichhook with {"type", "session_id", "session_file", "parent_session"} on stdin; lichhook
+// Inside lich, this runs `lichhook omp <event>` for each event lich's card needs, with what the
+// event and omp's context say on stdin (docs/harness-events.md says what and why); lichhook
 // leaves out a task sub-agent's session (omp runs extensions there too). Outside lich it
 // subscribes to nothing.
-import { spawn } from "node:child_process";
+/* @FORWARD@ */
 
-const PYTHON = "@PYTHON@";
-const ARCHIVE = "@ARCHIVE@";
-// The interpreter's options: -I keeps the project's PYTHONPATH and folder out, -S skips site.
-const FLAGS = "@FLAGS@";
-
-function insideLich() {
-  const env = process.env;
-  return ["LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID"].every(
-    (name) => typeof env[name] === "string" && env[name].trim() !== "",
-  );
-}
-
-// Starts lichhook and returns at once: omp never waits for it, and no failure reaches omp.
-function forward(message) {
+// A non-empty string from one of omp's getters, or undefined (when it throws too).
+function text(read) {
   try {
-    const child = spawn(PYTHON, [...FLAGS, ARCHIVE, "omp"], {
-      stdio: ["pipe", "ignore", "ignore"],
-      windowsHide: true,
-      detached: true,
-    });
-    child.on("error", () => {});
-    child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(message));
-    child.unref();
+    const value = read();
+    return typeof value === "string" && value !== "" ? value : undefined;
   } catch {
-    // reporting is best effort
+    return undefined;
   }
 }
 
 function reporter(type) {
-  // Returns nothing: a value from an omp handler can mean a decision.
-  return (_event, ctx) => {
+  // Returns nothing: a value from an omp handler can mean a decision (tool_call blocks a call).
+  return (event, ctx) => {
     try {
       const manager = ctx?.sessionManager;
-      const id = manager?.getSessionId?.();
-      if (typeof id !== "string" || id === "") return;
-      const file = manager.getSessionFile?.();
-      const parent = manager.getHeader?.()?.parentSession;
-      forward({
+      const id = text(() => manager?.getSessionId?.());
+      if (id === undefined) return;
+      const message = {
         type,
         session_id: id,
-        session_file: typeof file === "string" ? file : null,
-        parent_session: typeof parent === "string" ? parent : null,
-      });
+        session_name: text(() => manager.getSessionName?.()),
+        cwd: text(() => ctx.cwd),
+        session_file: text(() => manager.getSessionFile?.()) ?? null,
+        parent_session: text(() => manager.getHeader?.()?.parentSession) ?? null,
+      };
+      if (type === "tool_call" || type === "tool_result") {
+        message.toolName = event?.toolName;
+        message.input = shortened(event?.input);
+        if (type === "tool_result") message.isError = event?.isError;
+      }
+      forward(type, message);
     } catch {
       // never disturb omp
     }
@@ -57,7 +44,5 @@ function reporter(type) {
 
 export default function lichhook(pi) {
   if (!insideLich() || !pi || typeof pi.on !== "function") return;
-  pi.on("session_start", reporter("session_start"));
-  pi.on("session_switch", reporter("session_switch"));
-  pi.on("session_branch", reporter("session_branch"));
+  for (const type of Object.keys(EVENTS)) pi.on(type, reporter(type));
 }
