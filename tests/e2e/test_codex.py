@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from lichhook.adapters import DESCRIPTORS
 from testkit.archive import installed_copy
 from testkit.constants import LICH_SESSION
 from testkit.harnesses import START
@@ -61,6 +62,7 @@ def test_codex_lists_the_lichhook_mcp_server(codex):
 # -- trust ---------------------------------------------------------------------------------
 
 OURS = ("codex", "codex-waits session-start")
+CODEX = next(d for d in DESCRIPTORS if d.provider == "codex")
 
 
 def trust_lines(box) -> dict:
@@ -86,7 +88,8 @@ def test_doctor_tells_an_untrusted_hook_apart_from_a_trusted_one(codex):
 
     records = codex.harness.trust_in_tui(codex)
     listed = {h["key"]: h for h in codex.harness.hooks_list(codex)}
-    assert sorted(records) == sorted(listed) and len(records) == 2
+    # One record per hook lichhook registers: every row of Codex's descriptor.
+    assert sorted(records) == sorted(listed) and len(records) == len(CODEX.registration_rows)
     for key, trusted in records.items():
         # lichhook's hash is the one Codex wrote when the user trusted the hook
         assert listed[key]["trustStatus"] == "trusted" and listed[key]["currentHash"] == trusted
