@@ -30,6 +30,22 @@ def registrations(descriptor: Descriptor) -> List[Registration]:
             for event, words, matcher, timeout in descriptor.registration_rows]
 
 
+def events(descriptor: Descriptor) -> List[str]:
+    """The events the installer registers, each once, in the descriptor's order."""
+    return list(dict.fromkeys(r.event for r in registrations(descriptor)))
+
+
+def earlier_words(descriptor: Descriptor, registration: Registration) -> Tuple[Tuple[str, ...], ...]:
+    """Other command words an earlier release wrote for this registration: the bare
+    ``<provider>``, which every earlier release registered on the start event, for the
+    row that now names that event (Crush's ``crush PreToolUse``, Antigravity's
+    ``antigravity PreInvocation``). An installer updates such an entry in place."""
+    d = descriptor
+    if registration.event == d.start_event and registration.words == (d.provider, d.start_event):
+        return ((d.provider,),)
+    return ()
+
+
 def problems(descriptor: Descriptor, subcommands: Sequence[str] = ()) -> List[str]:
     """What is wrong with a descriptor, in words: nothing, for every built-in."""
     found = []

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import tomlkit
 
+from lichhook.adapters import BY_PROVIDER
+from lichhook.descriptor import registrations
 from lichhook.install import codextrust
 from testkit.constants import ROOT
 
@@ -148,26 +150,46 @@ def test_doctor_says_an_untrusted_hook_is_skipped_and_how_to_trust_it(run, home)
     assert "lichhook never does it for you" in out
 
 
-def expected_hash(command: str) -> str:
-    """Codex's hash of a SessionStart hook lichhook writes, spelled out (see codextrust)."""
-    canonical = json.dumps({"event_name": "session_start", "hooks": [
-        {"async": False, "command": command, "timeout": 5, "type": "command"}]}, separators=(",", ":"))
+SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "PreToolUse": "pre_tool_use",
+         "PermissionRequest": "permission_request", "PostToolUse": "post_tool_use", "Stop": "stop",
+         "SessionEnd": "session_end"}
+
+
+def expected_hash(command: str, event: str = "SessionStart", timeout: int = 5) -> str:
+    """Codex's hash of a hook lichhook writes (no matcher), spelled out (see codextrust)."""
+    canonical = json.dumps({"event_name": SNAKE[event], "hooks": [
+        {"async": False, "command": command, "timeout": timeout, "type": "command"}]}, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def trust_tables(codex: Path, key_folder: str) -> str:
+    """The ``[hooks.state."..."]`` tables Codex writes when the user trusts every hook of
+    ``codex``/hooks.json, keyed under ``key_folder``."""
+    tables = ""
+    for event, groups in json.loads((codex / "hooks.json").read_text())["hooks"].items():
+        for gi, group in enumerate(groups):
+            for hi, h in enumerate(group["hooks"]):
+                tables += (f'\n[hooks.state."{key_folder}/hooks.json:{SNAKE[event]}:{gi}:{hi}"]\n'
+                           f'trusted_hash = "{expected_hash(h["command"], event, h["timeout"])}"\n')
+    return tables
 
 
 def trust_all(home: Path) -> None:
     """What Codex writes when the user trusts lichhook's hooks."""
     codex = home / ".codex"
-    group = json.loads((codex / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"]
-    tables = "".join(f'\n[hooks.state."{os.path.realpath(codex)}/hooks.json:session_start:0:{i}"]\n'
-                     f'trusted_hash = "{expected_hash(h["command"])}"\n' for i, h in enumerate(group))
     with open(codex / "config.toml", "a", encoding="utf-8") as f:
-        f.write("\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n" + tables)
+        f.write("\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n"
+                + trust_tables(codex, os.path.realpath(codex)))
 
 
 def test_install_says_codex_needs_trust_until_it_has_it_and_a_reinstall_keeps_it(run, home):
     out = run("install", "codex").stdout.decode()
     assert out.count("note: Codex does not run lichhook's SessionStart hook") == 2
+    # one note per hook lichhook writes, on every event
+    rows = registrations(BY_PROVIDER["codex"])
+    assert out.count("note: Codex does not run lichhook's") == len(rows) == 8
+    for r in rows:
+        assert f"note: Codex does not run lichhook's {r.event} hook '{' '.join(r.words)}'" in out
     assert "not trusted yet" in out and "Trust all and continue" in out
     again = run("install", "codex").stdout.decode()
     assert again.count("note: Codex does not run lichhook's SessionStart hook") == 2  # it keeps saying so
@@ -202,12 +224,10 @@ def test_a_symlinked_codex_home_is_keyed_by_its_real_path(run, home, tmp_path):
     linked.symlink_to(real, target_is_directory=True)
     env = {"CODEX_HOME": str(linked)}
     run("install", "codex", env=env)
-    group = json.loads((real / "hooks.json").read_text())["hooks"]["SessionStart"][0]["hooks"]
     with open(real / "config.toml", "a", encoding="utf-8") as f:
-        for i, h in enumerate(group):
-            f.write(f'\n[hooks.state."{real}/hooks.json:session_start:0:{i}"]\ntrusted_hash = "{expected_hash(h["command"])}"\n')
+        f.write(trust_tables(real, str(real)))
     lines = trust_lines(run("doctor", env=env).stdout.decode())
-    assert all(line.endswith("trusted by Codex") for line in lines.values()), lines
+    assert len(lines) == 8 and all(line.endswith("trusted by Codex") for line in lines.values()), lines
 
 
 def test_a_standing_approval_of_the_tool_is_kept_by_install_and_removed_with_the_server(run, home, tmp_path):

@@ -58,12 +58,12 @@ def installed(run, home):
     return home
 
 
-def assert_absolute_line(line: str, word: str) -> None:
-    python, *flags, archive, word_ = shlex.split(line)
-    rest = [word_]
+def assert_absolute_line(line: str, *words: str) -> None:
+    python, *flags, archive = shlex.split(line)[:4]
+    rest = shlex.split(line)[4:]
     assert flags == ["-I", "-S"], line
     assert os.path.isabs(python) and os.path.isabs(archive), line  # crush-absolute
-    assert rest == [word], line
+    assert rest == list(words), line
 
 
 def test_crush_json_has_the_shape_crush_reads(installed):
@@ -74,7 +74,7 @@ def test_crush_json_has_the_shape_crush_reads(installed):
     assert set(entry) <= CRUSH_HOOK_KEYS and "hooks" not in entry  # crush-flat, crush-nested-fails
     assert isinstance(entry["name"], str) and entry["name"]
     assert isinstance(entry["timeout"], int) and not isinstance(entry["timeout"], bool) and entry["timeout"] > 0
-    assert_absolute_line(entry["command"], "crush")
+    assert_absolute_line(entry["command"], "crush", "PreToolUse")
     server = config["mcp"]["lichhook"]  # crush-mcp
     assert set(server) <= CRUSH_STDIO_KEYS and server["type"] == "stdio"
     assert os.path.isabs(server["command"]) and server["args"][:2] == ["-I", "-S"] and server["args"][3:] == ["mcp"]
@@ -93,7 +93,7 @@ def test_crushrc_lines_have_the_shape_crush_reads(run, home):
     options = dict(zip(words[3::2], words[4::2]))
     assert set(options) == {"--name", "--command", "--timeout"} and len(words[3:]) == 6
     assert options["--timeout"].isdigit()
-    assert_absolute_line(options["--command"], "crush")
+    assert_absolute_line(options["--command"], "crush", "PreToolUse")
 
 
 def test_antigravity_hooks_json_has_the_shape_antigravity_reads(installed):
@@ -103,16 +103,19 @@ def test_antigravity_hooks_json_has_the_shape_antigravity_reads(installed):
     hooks = json.loads((plugin / "hooks.json").read_text(encoding="utf-8"))
     assert "hooks" not in hooks and set(hooks) == {"lichhook"}  # agy-names
     events = hooks["lichhook"]
-    assert set(events) <= AGY_FLAT_EVENTS | AGY_GROUPED_EVENTS and "PreInvocation" in events
+    assert set(events) == {"PreInvocation", "PreToolUse", "PostToolUse", "Stop"}
+    assert set(events) <= AGY_FLAT_EVENTS | AGY_GROUPED_EVENTS
     for event, entries in events.items():
         handlers = entries if event in AGY_FLAT_EVENTS else [h for group in entries for h in group["hooks"]]
         if event in AGY_FLAT_EVENTS:  # agy-flat: handlers themselves, no groups
             assert all("hooks" not in e and "matcher" not in e for e in entries)
+        else:  # groups of a tool-name matcher and handlers
+            assert all(set(g) == {"matcher", "hooks"} and isinstance(g["matcher"], str) for g in entries)
         for handler in handlers:
             assert set(handler) <= AGY_HANDLER_KEYS and handler["type"] == "command"  # agy-handler
             # agy-strict: a float (or any non-integer) timeout would drop the whole file
             assert type(handler["timeout"]) is int and handler["timeout"] > 0
-            assert_absolute_line(handler["command"], "antigravity")
+            assert_absolute_line(handler["command"], "antigravity", event)
     # agy-strict: integers stay integers as written, not 5.0
     assert not re.search(r'"timeout":\s*\d+\.\d', (plugin / "hooks.json").read_text(encoding="utf-8"))
 

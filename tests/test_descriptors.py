@@ -89,47 +89,44 @@ def test_what_a_descriptor_must_not_say_is_found():
 
 # --- the seam with the installers ------------------------------------------------------------
 #
-# The installers register the session-start events today, and the next step has them
-# register every descriptor registration. Until then this holds what they write to the
-# descriptors: the same event, matcher, timeout and words, where the descriptor keeps the
-# bare command. Where the descriptor names the event (Antigravity's PreInvocation,
-# Crush's PreToolUse report more than the session start now), the installer's bare entry
-# is the legacy form of the same registration.
-
-LEGACY_BARE = {("antigravity", "PreInvocation"), ("crush", "PreToolUse")}
+# The config-file installers write exactly their descriptor's registrations: the same event,
+# command words, matcher and timeout, in the same order, and nothing else.
 
 
-def installed_today():
-    """(provider, event, words, matcher, timeout) of every entry the installers write."""
-    from lichhook.install import antigravity, claude, codex, crush
+def installed(provider: str, windows: bool = False):
+    """(event, words, matcher, timeout) of every hook entry ``provider``'s installer writes."""
+    from lichhook.install import harnesses
     from lichhook.install.harness import Env
     from lichhook.install.target import Target
 
-    env = Env({"HOME": "/home/u"}, windows=False)
-    target = Target("/usr/bin/python3", "/home/u/.local/share/lichhook/lichhook.pyz", windows=False)
+    env = Env({"HOME": "/home/u", "USERPROFILE": "C:\\Users\\u", "PATH": ""}, windows=windows)
+    target = (Target("C:\\Python312\\python.exe", "C:\\Users\\u\\lichhook\\hooks.pyz", windows=True,
+                     short_path=lambda p: None) if windows else
+              Target("/usr/bin/python3", "/home/u/.local/share/lichhook/hooks.pyz", windows=False))
+    h = harnesses.make(provider, env)
     out = []
-    c = claude.Claude(env)
-    for event, wanted in c.wanted(target).items():
+    for event, wanted in h.wanted(target).items():
+        group = h.group(event) if hasattr(h, "group") else None
         for w in wanted:
-            out.append(("claude", event, w.sub, c.group(event).get("matcher"), w.entry["timeout"]))
-    for w in codex.Codex(env).handlers(target):
-        out.append(("codex", "SessionStart", w.sub, None, w.entry["timeout"]))
-    w = antigravity.Antigravity(env).handler(target)
-    out.append(("antigravity", antigravity.EVENT, w.sub, None, w.entry["timeout"]))
-    w = crush.Crush(env).handler(target)
-    out.append(("crush", "PreToolUse", w.sub, None, w.entry["timeout"]))
+            matcher = (group or {}).get("matcher", w.entry.get("matcher"))
+            out.append((event, w.sub, matcher, w.entry.get("timeout")))
     return out
 
 
-@pytest.mark.parametrize("entry", installed_today(), ids=lambda e: f"{e[0]}-{e[1]}-{'-'.join(e[2])}")
-def test_what_the_installers_write_today_is_a_descriptor_registration(entry):
-    provider, event, words, matcher, timeout = entry
-    registrations = [r for r in descriptor.registrations(BY_PROVIDER[provider]) if r.event == event]
-    if (provider, event) in LEGACY_BARE:
-        assert words == (provider,)
-        words = (provider, event)
-    (found,) = [r for r in registrations if r.words == words]
-    assert (found.matcher, found.timeout) == (matcher, timeout)
+@pytest.mark.parametrize("windows", [False, True], ids=["posix", "windows"])
+@pytest.mark.parametrize("provider", ["claude", "codex", "antigravity", "crush"])
+def test_the_installers_write_exactly_the_descriptor_registrations(provider, windows):
+    rows = [(r.event, r.words, r.matcher, r.timeout) for r in descriptor.registrations(BY_PROVIDER[provider])]
+    assert installed(provider, windows) == rows
+
+
+def test_only_a_row_naming_the_start_event_has_an_earlier_bare_form():
+    earlier = {(d.provider, r.event, r.words): descriptor.earlier_words(d, r)
+               for d in DESCRIPTORS for r in descriptor.registrations(d) if descriptor.earlier_words(d, r)}
+    assert earlier == {("antigravity", "PreInvocation", ("antigravity", "PreInvocation")): (("antigravity",),),
+                       ("crush", "PreToolUse", ("crush", "PreToolUse")): (("crush",),),
+                       ("opencode", "session.created", ("opencode", "session.created")): (("opencode",),),
+                       ("omp", "session_start", ("omp", "session_start")): (("omp",),)}
 
 
 def test_the_js_modules_forward_what_the_descriptors_name():

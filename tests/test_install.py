@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from lichhook.adapters import BY_PROVIDER
+from lichhook.descriptor import registrations
 from testkit.archive import installed_copy, installed_hooks
 from testkit.constants import ROOT
 from testkit.environment import lich_env
@@ -90,13 +92,42 @@ USER_SETTINGS = (
 )
 
 
+def rows(provider: str) -> dict:
+    """event -> [(words, matcher, timeout)] of the provider's descriptor registrations."""
+    out: dict = {}
+    for r in registrations(BY_PROVIDER[provider]):
+        out.setdefault(r.event, []).append((r.words, r.matcher, r.timeout))
+    return out
+
+
+def grouped(home: Path, provider: str, extra: dict = {}) -> dict:
+    """The hooks table of a Claude-style config: per event, one matcher group of
+    lichhook's holding a handler per registration."""
+    out = {}
+    for event, regs in rows(provider).items():
+        matcher = regs[0][1]
+        group = {} if matcher is None else {"matcher": matcher}
+        group["hooks"] = [dict({"type": "command", "command": sh(home, *words)}, **extra, timeout=timeout)
+                          for words, _, timeout in regs]
+        out[event] = [group]
+    return out
+
+
 def claude_hooks(home: Path) -> dict:
-    cmd = lambda *a: {"type": "command", "command": sh(home, *a), "timeout": 10}  # noqa: E731
-    return {
-        "SessionStart": [{"matcher": "startup|resume|clear|compact|fork",
-                          "hooks": [cmd("claude"), cmd("claude-code", "session-start")]}],
-        "Stop": [{"hooks": [cmd("claude-code", "stop")]}],
-    }
+    return grouped(home, "claude")
+
+
+def test_claude_hooks_are_every_event_of_the_descriptor(home):
+    """What the tests below expect, spelled out once: Claude Code's hooks."""
+    hooks = claude_hooks(home)
+    assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop",
+                           "StopFailure", "SessionEnd"]
+    assert [h["command"] for h in hooks["SessionStart"][0]["hooks"]] == [sh(home, "claude"),
+                                                                         sh(home, "claude-code", "session-start")]
+    assert [h["command"] for h in hooks["Stop"][0]["hooks"]] == [sh(home, "claude", "Stop"),
+                                                                 sh(home, "claude-code", "stop")]
+    assert hooks["PreToolUse"] == [{"hooks": [{"type": "command", "command": sh(home, "claude", "PreToolUse"),
+                                               "timeout": 10}]}]
 
 
 def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
@@ -116,6 +147,9 @@ def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
     want = claude_hooks(home)
     assert data["hooks"]["Stop"] == original["hooks"]["Stop"] + want["Stop"]
     assert data["hooks"]["SessionStart"] == original["hooks"]["SessionStart"] + want["SessionStart"]
+    # every other event after the user's, in the descriptor's order
+    assert list(data["hooks"]) == ["Stop", "SessionStart"] + [e for e in want if e not in ("Stop", "SessionStart")]
+    assert data["hooks"] == {event: original["hooks"].get(event, []) + groups for event, groups in want.items()}
     backup = Path(str(settings) + ".lichhook-backup")
     assert backup.read_text(encoding="utf-8") == USER_SETTINGS
 
@@ -307,8 +341,14 @@ def test_antigravity_plugin_folder(run, home):
     ok(run("install", "antigravity"))
     manifest = load(folder / "plugin.json")
     assert set(manifest) == {"name", "description"} and manifest["name"] == "lichhook"
-    assert load(folder / "hooks.json") == {"lichhook": {"PreInvocation": [
-        {"type": "command", "command": sh(home, "antigravity"), "timeout": 5}]}}
+    handler = lambda *words: {"type": "command", "command": sh(home, "antigravity", *words), "timeout": 5}  # noqa: E731
+    assert load(folder / "hooks.json") == {"lichhook": {
+        "PreInvocation": [handler("PreInvocation")],
+        "PreToolUse": [{"matcher": "", "hooks": [handler("PreToolUse")]}],
+        "PostToolUse": [{"matcher": "propose_code|file_change|edit_notebook|write_blob|delete_directory|run_command",
+                         "hooks": [handler("PostToolUse")]}],
+        "Stop": [handler("Stop")],
+    }}
     assert "printf" not in (folder / "hooks.json").read_text()
     before = snapshot(home)
     ok(run("install", "antigravity"))
@@ -332,7 +372,7 @@ def test_crush_json(run, home, tmp_path):
     data = load(conf / "crush.json")
     assert data["hooks"]["PreToolUse"] == [
         {"name": "guard", "matcher": "^bash$", "command": "./guard.sh"},
-        {"name": "lichhook", "command": sh(home, "crush"), "timeout": 5},
+        {"name": "lichhook", "command": sh(home, "crush", "PreToolUse"), "timeout": 5},
     ]
     assert data["mcp"]["lichhook"] == {"type": "stdio", "command": PY, "args": mcp_args(home)}
     ok(run("uninstall", "crush", env={"CRUSH_GLOBAL_CONFIG": str(conf)}))
@@ -359,7 +399,7 @@ def test_crushrc_block_when_the_user_writes_crushrc(run, home):
     ok(run("install", "crush"))
     text = (conf / "crushrc").read_text()
     assert text.startswith(RC) and "# >>> lichhook" in text and text.rstrip().endswith("# <<< lichhook <<<")
-    assert crushrc_command(text) == sh(home, "crush")
+    assert crushrc_command(text) == sh(home, "crush", "PreToolUse")
     assert not (conf / "crush.json").exists()
     before = snapshot(home)
     ok(run("install", "crush"))
@@ -417,22 +457,31 @@ def registered_commands(home: Path) -> dict:
     }
 
 
+# How many reports each payload above gives: the start, and Antigravity's first model call
+# of a turn says busy, Crush's bash tool call touched.
+REPORTS = {"claude": 1, "codex": 1, "antigravity": 2, "crush": 2}
+
+
 @pytest.mark.parametrize("shell", ["sh", "bash"])
 def test_registered_commands_report_from_the_harness_shell(run, home, base_env, standin, shell, tmp_path):
     ok(run("install", "claude", "codex", "antigravity", "crush"))
     env = dict(base_env, **lich_env(standin))
     commands = registered_commands(home)
-    for i, (provider, (command, cwd)) in enumerate(sorted(commands.items()), start=1):
+    total = 0
+    for provider, (command, cwd) in sorted(commands.items()):
         result = subprocess.run([shell, "-c", command], input=json.dumps(PAYLOADS[provider]).encode(),
                                 env=env, cwd=str(cwd or tmp_path), capture_output=True, timeout=30)
         assert result.returncode == 0, result.stderr
         assert result.stdout == (b"{}" if provider == "antigravity" else b"")
-        reports = standin.wait_for(i, timeout=10)
-        assert len(reports) == i
-        assert reports[-1].verdict == "accepted"
-        assert reports[-1].accepted["provider"] == provider
+        total += REPORTS[provider]
+        reports = standin.wait_for(total, timeout=10)
+        assert len(reports) == total
+        mine = reports[total - REPORTS[provider]:]
+        assert [r.verdict for r in mine] == ["accepted"] * len(mine)
+        (start,) = [r for r in mine if r.contract == "session-start"]
+        assert start.accepted["provider"] == provider
         sid = PAYLOADS[provider].get("session_id") or PAYLOADS[provider]["conversationId"]
-        assert reports[-1].accepted["provider_session_id"] == sid
+        assert start.accepted["provider_session_id"] == sid
 
 
 def test_registered_commands_run_from_a_home_with_spaces_and_quotes(tmp_path, pyz, base_env, standin):
@@ -447,8 +496,8 @@ def test_registered_commands_run_from_a_home_with_spaces_and_quotes(tmp_path, py
         result = subprocess.run(["sh", "-c", cmd], input=json.dumps(PAYLOADS["crush"]).encode(),
                                 env=dict(env, **lich_env(standin)), capture_output=True, timeout=30)
         assert result.returncode == 0, result.stderr
-    reports = standin.wait_for(2, timeout=10)
-    assert [r.verdict for r in reports] == ["accepted", "accepted"]
+    reports = standin.wait_for(1 + REPORTS["crush"], timeout=10)
+    assert [r.verdict for r in reports] == ["accepted"] * (1 + REPORTS["crush"])
 
 
 def test_crushrc_command_reports(run, home, base_env, standin):
@@ -537,12 +586,25 @@ def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
     for edit in Claude(env).install(target) + Codex(env).install(target):
         files.apply(edit)
     hooks = load(home / ".claude" / "settings.json")["hooks"]
-    assert hooks["Stop"][0]["hooks"][0] == {"type": "command", "command": python,
+    assert hooks["Stop"][0]["hooks"][1] == {"type": "command", "command": python,
                                             "args": ["-I", "-S", archive, "claude-code", "stop"], "timeout": 10}
+    # every registration in the exec form, none with a shell line
+    for event, regs in rows("claude").items():
+        assert [h for g in hooks[event] for h in g["hooks"]] == [
+            {"type": "command", "command": python, "args": ["-I", "-S", archive, *words], "timeout": timeout}
+            for words, _, timeout in regs], event
     codex = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]
     assert codex["commandWindows"] == f"{python} -I -S {archive} codex"
     assert codex["command"] == "C:/Users/Zoë/AppData/Local/Programs/Python/Python312/python.exe -I -S " \
                                "C:/Users/Zoë/AppData/Local/lichhook/lichhook.pyz codex"
+    codex_hooks = load(home / ".codex" / "hooks.json")["hooks"]
+    for event, regs in rows("codex").items():
+        assert [h for g in codex_hooks[event] for h in g["hooks"]] == [
+            {"type": "command",
+             "command": "C:/Users/Zoë/AppData/Local/Programs/Python/Python312/python.exe -I -S "
+                        f"C:/Users/Zoë/AppData/Local/lichhook/lichhook.pyz {' '.join(words)}",
+             "commandWindows": f"{python} -I -S {archive} {' '.join(words)}", "timeout": timeout}
+            for words, _, timeout in regs], event
     # uninstall recognises what it wrote
     for edit in Claude(env).uninstall(target) + Codex(env).uninstall(target):
         files.apply(edit)

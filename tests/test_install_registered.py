@@ -277,6 +277,39 @@ def previous_release(home: Path, tmp_path: Path) -> dict:
     return texts
 
 
+def added_since(data: dict, path: Path, home: Path, hooks: str) -> None:
+    """What this release adds to the previous release's configs (``data``, changed in
+    place): a hook for every event the descriptor registers, each after the user's
+    entries, and the bare ``antigravity`` and ``crush`` naming their event."""
+    def cmd(*words: str, timeout: int) -> dict:
+        return {"type": "command", "command": f"{PY} -I -S {hooks} {' '.join(words)}", "timeout": timeout}
+
+    def group(*handlers: dict, matcher=None) -> list:
+        return [dict({} if matcher is None else {"matcher": matcher}, hooks=list(handlers))]
+
+    if path == home / ".claude" / "settings.json":
+        table = data["hooks"]
+        table["Stop"][0]["hooks"].append(cmd("claude", "Stop", timeout=10))  # into lichhook's own group
+        for event in ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "StopFailure", "SessionEnd"):
+            table[event] = group(cmd("claude", event, timeout=10))
+    elif path == home / ".codex" / "hooks.json":
+        table = data["hooks"]
+        # the waits hook beside the report, in the same group: the report keeps its trust key
+        table["SessionStart"][0]["hooks"].append(cmd("codex-waits", "session-start", timeout=5))
+        for event in ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"):
+            table[event] = group(cmd("codex", event, timeout=5))
+        table["SessionEnd"] = group(cmd("codex", "SessionEnd", timeout=3))
+    elif path.name == "hooks.json":  # Antigravity's plugin
+        table = data["lichhook"]
+        table["PreInvocation"][0]["command"] += " PreInvocation"
+        table["PreToolUse"] = group(cmd("antigravity", "PreToolUse", timeout=5), matcher="")
+        table["PostToolUse"] = group(cmd("antigravity", "PostToolUse", timeout=5), matcher=(
+            "propose_code|file_change|edit_notebook|write_blob|delete_directory|run_command"))
+        table["Stop"] = [cmd("antigravity", "Stop", timeout=5)]
+    elif path.name == "crush.json":
+        data["hooks"]["PreToolUse"][0]["command"] += " PreToolUse"  # its timeout 9 is the user's
+
+
 def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz, tmp_path):
     texts = previous_release(home, tmp_path)
     legacy = data_dir(home) / "lichhook.pyz"
@@ -302,10 +335,7 @@ def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz,
                        .replace(f'"{legacy}"', f'"-I", "-S", "{copy}"'))
         if path.suffix == ".json":
             data = json.loads(expected)
-            if path == home / ".codex" / "hooks.json":
-                # This release adds the waits hook for Codex beside the report.
-                data["hooks"]["SessionStart"][0]["hooks"].append(
-                    {"type": "command", "command": f"{PY} -I -S {hooks} codex-waits session-start", "timeout": 5})
+            added_since(data, path, home, hooks)
             expected = json.dumps(data, indent=2) + "\n"  # an array laid out like its items
         assert new == expected, path
     doctor_finds_nothing_but_trust(run)
@@ -330,7 +360,8 @@ def test_a_crushrc_block_of_the_previous_release_is_updated_in_place(run, home):
     (conf / "crushrc").write_text(f"set x 1\n{BEGIN}\n{hook}\n{END}\n")
     ok(run("install", "crush"))
     text = (conf / "crushrc").read_text()
-    assert text == f"set x 1\n{BEGIN}\n" + hook.replace(f"{PY} {legacy}", f"{PY} -I -S {installed_hooks(home)}") \
+    assert text == f"set x 1\n{BEGIN}\n" + hook.replace(f"{PY} {legacy} crush",
+                                                        f"{PY} -I -S {installed_hooks(home)} crush PreToolUse") \
         + f"\n{END}\n"
     ok(run("uninstall", "crush"))
     assert (conf / "crushrc").read_text() == "set x 1\n"

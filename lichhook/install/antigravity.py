@@ -2,11 +2,16 @@
 
 It holds ``plugin.json`` (the manifest: ``name`` and ``description`` only, as the
 manifest schema allows no other key) and ``hooks.json``, whose top-level key names the
-integration and whose ``PreInvocation`` is a flat list of ``{type, command, timeout}``.
-Antigravity runs the command with ``sh -c`` from the plugin folder, before every model
-call; the ``{}`` verdict comes from the ``antigravity`` adapter itself. Quoted paths are
-reported to break on Windows, so paths there use forward slashes and, when they hold
-spaces, their short (8.3) form.
+integration and which holds one entry per row of Antigravity's descriptor registrations
+(``lichhook.adapters``): ``antigravity <event>`` with the row's timeout. ``PreInvocation``
+and ``Stop`` take a flat list of ``{type, command, timeout}``; ``PreToolUse`` and
+``PostToolUse`` take matcher groups ``{matcher, hooks: [...]}``, with the row's matcher
+(``""``: every tool; the tools that change files after one). An earlier release wrote
+the bare ``antigravity`` on ``PreInvocation``; a reinstall updates it in place.
+Antigravity runs the command with ``sh -c`` from the plugin folder; each event's
+verdict (``{}``, ``{"decision":"allow"}``, ...) comes from the ``antigravity`` adapter
+itself. Quoted paths are reported to break on Windows, so paths there use forward
+slashes and, when they hold spaces, their short (8.3) form.
 """
 
 from __future__ import annotations
@@ -18,15 +23,15 @@ from lichhook.install import entries, files, harness, jsonmerge, owned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional
+    from typing import Dict, List, Optional, Sequence
 
+    from lichhook.descriptor import Registration
     from lichhook.install.files import Edit
     from lichhook.install.target import Target
 
 TABLE = ("lichhook",)
-EVENT = "PreInvocation"
-
-TIMEOUT = 5  # an integer: one float timeout makes Antigravity drop the whole file
+# The events whose lists hold handlers themselves; the others hold matcher groups.
+FLAT_EVENTS = frozenset({"PreInvocation", "PostInvocation", "Stop"})
 MARKER = b'"lichhook"'
 
 
@@ -49,13 +54,35 @@ class Antigravity(harness.Harness):
                 "description": "Reports each Antigravity conversation to lich (added by 'lichhook install antigravity')."}
         return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
-    def handler(self, target: Target) -> entries.Wanted:
-        entry = {"type": "command", "command": target.sh_line("antigravity"), "timeout": TIMEOUT}
-        return entries.Wanted(("antigravity",), entry, {"command": entries.Line("sh")})
+    def handler(self, target: Target, registration: Optional[Registration] = None,
+                earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``registration`` (the session-start report when None). Its
+        timeout is an integer: one float timeout makes Antigravity drop the whole file."""
+        r = registration or harness.start_registration(self.name)
+        entry: dict = {"type": "command", "command": target.sh_line(*r.words)}
+        if r.timeout is not None:
+            entry["timeout"] = int(r.timeout)
+        return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
+
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        """event -> lichhook's handlers under it."""
+        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
+
+    def group(self, event: str) -> Optional[dict]:
+        """The other keys of lichhook's matcher group on ``event``; None for an event
+        whose list is flat."""
+        if event in FLAT_EVENTS:
+            return None
+        matcher = harness.matcher_of(self.name, event)
+        return {} if matcher is None else {"matcher": matcher}
 
     def hooks(self, target: Target) -> bytes:
-        data = {TABLE[0]: {EVENT: [self.handler(target).entry]}}
-        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        events: dict = {}
+        for event, wanted in self.wanted(target).items():
+            handlers = [w.entry for w in wanted]
+            group = self.group(event)
+            events[event] = handlers if group is None else [dict(group, hooks=handlers)]
+        return (json.dumps({TABLE[0]: events}, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
     def install(self, target: Target) -> List[Edit]:
         folder = self.plugin_dir()
@@ -68,8 +95,13 @@ class Antigravity(harness.Harness):
                 raise jsonmerge.ConfigError(f"{path} exists and was not written by lichhook; move it away, then run "
                                             "again. It was left untouched.")
             # lichhook's file, but a timeout or an argument the user changed there stays
-            return jsonmerge.edit(raw, path, lambda doc: entries.install_hooks(
-                doc, path, TABLE, EVENT, [self.handler(target)], None, target, notes))
+            wanted = self.wanted(target)
+
+            def change(doc) -> None:
+                for event, handlers in wanted.items():
+                    entries.install_hooks(doc, path, TABLE, event, handlers, self.group(event), target, notes)
+
+            return jsonmerge.edit(raw, path, change)
 
         return [
             owned.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), MARKER),
@@ -85,7 +117,7 @@ class Antigravity(harness.Harness):
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,
-                                     wanted={EVENT: [self.handler(target)]}, flat=True)
+                                     wanted=self.wanted(target), flat=FLAT_EVENTS)
 
     def notes(self, target: Target) -> List[str]:
         notes = ["Antigravity: run 'agy plugin list' (or /hooks in agy) to see the lichhook plugin loaded."]

@@ -1,8 +1,11 @@
 """Claude Code: hooks in settings.json, the MCP server in .claude.json.
 
-- ``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``:
-  ``SessionStart`` (every source) runs the ``claude`` report and
-  ``claude-code session-start``; ``Stop`` runs ``claude-code stop``.
+- ``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``: one command
+  hook per row of Claude Code's descriptor registrations (``lichhook.adapters``), each
+  under its event with the row's matcher and timeout: ``SessionStart`` (every source)
+  runs the ``claude`` report and ``claude-code session-start``; ``Stop`` runs
+  ``claude Stop`` and ``claude-code stop``; every other event runs ``claude <event>``.
+  The entries of one event share one matcher group of lichhook's.
 - ``$CLAUDE_CONFIG_DIR/.claude.json``, else ``~/.claude.json``:
   ``mcpServers.lichhook`` runs ``lichhook mcp`` over stdio.
 
@@ -21,14 +24,10 @@ from lichhook.install import entries, files, harness
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List
+    from typing import Dict, List, Optional, Sequence
 
+    from lichhook.descriptor import Registration
     from lichhook.install.target import Target
-
-# Every SessionStart source: each one can bring a new session id, and the waits hook
-# must name the current id to the model after /clear and compaction too.
-MATCHER = "startup|resume|clear|compact|fork"
-TIMEOUT = 10
 
 
 class Claude(harness.Harness):
@@ -49,24 +48,27 @@ class Claude(harness.Harness):
         explicit = self.env.get("CLAUDE_CONFIG_DIR")
         return os.path.join(explicit, ".claude.json") if explicit else os.path.join(self.env.home(), ".claude.json")
 
-    def handler(self, target: Target, *sub: str) -> entries.Wanted:
+    def handler(self, target: Target, registration: Optional[Registration] = None,
+                earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``registration`` (the session-start report when None)."""
+        r = registration or harness.start_registration(self.name)
+        sub = r.words
+        timeout = {} if r.timeout is None else {"timeout": r.timeout}
         if target.windows:
             python, *args = target.argv(*sub)
-            entry = {"type": "command", "command": python, "args": args, "timeout": TIMEOUT}
-            return entries.Wanted(sub, entry, {"command": entries.Python(), "args": entries.Argv()})
-        entry = {"type": "command", "command": target.sh_line(*sub), "timeout": TIMEOUT}
-        return entries.Wanted(sub, entry, {"command": entries.Line("sh")})
+            entry = {"type": "command", "command": python, "args": args, **timeout}
+            return entries.Wanted(sub, entry, {"command": entries.Python(), "args": entries.Argv()}, earlier)
+        entry = {"type": "command", "command": target.sh_line(*sub), **timeout}
+        return entries.Wanted(sub, entry, {"command": entries.Line("sh")}, earlier)
 
-    def wanted(self, target: Target) -> dict:
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
         """event -> lichhook's handlers under it."""
-        return {
-            "SessionStart": [self.handler(target, "claude"), self.handler(target, "claude-code", "session-start")],
-            "Stop": [self.handler(target, "claude-code", "stop")],
-        }
+        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
 
-    @staticmethod
-    def group(event: str) -> dict:
-        return {"matcher": MATCHER} if event == "SessionStart" else {}
+    def group(self, event: str) -> dict:
+        """The other keys of lichhook's matcher group on ``event``."""
+        matcher = harness.matcher_of(self.name, event)
+        return {} if matcher is None else {"matcher": matcher}
 
     def install(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()
@@ -86,7 +88,7 @@ class Claude(harness.Harness):
         settings, mcp = self.settings_path(), self.mcp_path()
         return [
             files.Edit(settings, harness.removal(settings, lambda doc, keep: entries.remove_hooks(
-                doc, ("hooks",), ("SessionStart", "Stop"), target, keep))),
+                doc, ("hooks",), None, target, keep))),
             files.Edit(mcp, harness.removal(mcp, lambda doc, keep: entries.remove_server(
                 doc, ("mcpServers",), "lichhook", target, keep))),
         ]

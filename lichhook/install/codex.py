@@ -1,12 +1,15 @@
-"""Codex CLI: the SessionStart hooks in hooks.json, the MCP server in config.toml.
+"""Codex CLI: command hooks in hooks.json, the MCP server in config.toml.
 
-- ``$CODEX_HOME/hooks.json``, else ``~/.codex/hooks.json``: ``SessionStart`` runs the
-  ``codex`` report and the ``codex-waits session-start`` hook (which tells the model its
-  session id for the waits tool), timeout 5 s each. Codex runs ``command`` with
+- ``$CODEX_HOME/hooks.json``, else ``~/.codex/hooks.json``: one command hook per row of
+  Codex's descriptor registrations (``lichhook.adapters``), under its event with the
+  row's timeout: ``SessionStart`` runs the ``codex`` report and the
+  ``codex-waits session-start`` hook (which tells the model its session id for the waits
+  tool); every other event runs ``codex <event>``. Codex runs ``command`` with
   ``$SHELL -lc`` on Unix; on Windows it runs ``commandWindows`` with the session shell
   (PowerShell, by every report) or ``%COMSPEC% /C``, so that line must mean the same to both.
 - ``config.toml``: the ``[mcp_servers.lichhook]`` table, owned by its key (``tomlconfig``),
-  and Codex's own trust records, which lichhook reads (``codextrust``) and never writes.
+  and Codex's own trust records (``codextrust``), which lichhook reads for each of its
+  hooks and never writes; ``uninstall`` takes out the records of the hooks it removes.
 """
 
 from __future__ import annotations
@@ -19,13 +22,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, Sequence
 
+    from lichhook.descriptor import Registration
     from lichhook.install.target import Target
 
-TIMEOUT = 5
-EVENTS = ("SessionStart",)
-# What lichhook runs on SessionStart: the report to lich, and the waits hook whose output
-# Codex gives the model (the only place a Codex session learns its own id).
-SUBCOMMANDS = (("codex",), ("codex-waits", "session-start"))
 TRUST_FIX = ("start codex; when it says \"Hooks need review\", choose \"Trust all and continue\" (or review "
              "them with /hooks and press t on each). Trusting is your decision: lichhook never does it for you")
 
@@ -51,7 +50,11 @@ class Codex(harness.Harness):
     def toml_path(self) -> str:
         return os.path.join(self.home_dir(), "config.toml")
 
-    def handler(self, target: Target, sub: Sequence[str] = SUBCOMMANDS[0]) -> entries.Wanted:
+    def handler(self, target: Target, registration: Optional[Registration] = None,
+                earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``registration`` (the session-start report when None)."""
+        r = registration or harness.start_registration(self.name)
+        sub = r.words
         entry: dict = {"type": "command", "command": target.sh_line(*sub)}
         fields: Dict[str, entries.Field] = {"command": entries.Line("sh")}
         if target.windows:
@@ -60,18 +63,31 @@ class Codex(harness.Harness):
             fields["commandWindows"] = entries.Line("windows")
             if warning and f"Codex on Windows: {warning}." not in self._notes:
                 self._notes.append(f"Codex on Windows: {warning}.")
-        entry["timeout"] = TIMEOUT
-        return entries.Wanted(sub, entry, fields)
+        if r.timeout is not None:
+            entry["timeout"] = r.timeout
+        return entries.Wanted(sub, entry, fields, earlier)
+
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        """event -> lichhook's handlers under it."""
+        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
 
     def handlers(self, target: Target) -> List[entries.Wanted]:
-        return [self.handler(target, sub) for sub in SUBCOMMANDS]
+        return [w for wanted in self.wanted(target).values() for w in wanted]
+
+    def group(self, event: str) -> dict:
+        """The other keys of lichhook's matcher group on ``event``."""
+        matcher = harness.matcher_of(self.name, event)
+        return {} if matcher is None else {"matcher": matcher}
 
     def install(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
-        wanted = self.handlers(target)
+        wanted = self.wanted(target)
 
         def add_hooks(doc, notes):
-            entries.install_hooks(doc, hooks_path, ("hooks",), "SessionStart", wanted, {}, target, notes)
+            # lichhook's group goes after the others and its handlers at the end of it, so
+            # no hook of the user's moves to another (positional) trust key
+            for event, handlers in wanted.items():
+                entries.install_hooks(doc, hooks_path, ("hooks",), event, handlers, self.group(event), target, notes)
 
         return [files.Edit(hooks_path, harness.json_edit(hooks_path, add_hooks)),
                 files.Edit(toml_path, lambda raw, notes: tomlconfig.add(raw, toml_path, target, notes), mode=0o600)]
@@ -84,7 +100,7 @@ class Codex(harness.Harness):
 
         return [
             files.Edit(hooks_path, harness.removal(hooks_path, lambda doc, keep: entries.remove_hooks(
-                doc, ("hooks",), EVENTS, target, keep))),
+                doc, ("hooks",), None, target, keep))),
             files.Edit(toml_path, remove_mcp),
         ]
 
@@ -111,7 +127,7 @@ class Codex(harness.Harness):
         return list(self._notes)
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = harness.found_in_json(self.hooks_path(), target, wanted={"SessionStart": self.handlers(target)})
+        found = harness.found_in_json(self.hooks_path(), target, wanted=self.wanted(target))
         raw = files.read(self.toml_path())
         if raw is not None:
             seen = tomlconfig.registration(raw, self.toml_path(), target)
@@ -145,7 +161,7 @@ class Codex(harness.Harness):
         # Codex names hooks.json by its folder's real path.
         source = os.path.join(os.path.realpath(self.home_dir()), "hooks.json")
         found = []
-        for event in EVENTS:
+        for event in (name for name in hooks if name in codextrust.LABELS):
             groups = hooks.get(event)
             for gi, group in enumerate(groups if isinstance(groups, list) else []):
                 handlers = group.get("hooks") if isinstance(group, dict) else None

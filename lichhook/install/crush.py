@@ -1,13 +1,19 @@
 """Crush: its global config folder, ``$CRUSH_GLOBAL_CONFIG`` (a folder, as Crush's own
 tests set it), else ``$XDG_CONFIG_HOME/crush``, else ``~/.config/crush``.
 
+lichhook registers one hook per row of Crush's descriptor registrations
+(``lichhook.adapters``): today ``crush PreToolUse`` on ``PreToolUse``, Crush's only
+event. An earlier release registered the bare ``crush``; a reinstall updates that entry
+in place.
+
 - Where the user already writes ``crushrc`` (Crush 0.88+ reads it first), lichhook adds
-  a delimited block to it: ``hook add PreToolUse --name lichhook --command '...' --timeout 5``.
+  a delimited block to it, one line per row:
+  ``hook add PreToolUse --name lichhook --command '...' --timeout 5``.
   crushrc is itself read by Crush's POSIX shell interpreter, so the command is quoted
   once for the hook's shell and once more as the ``--command`` word. A reinstall
   updates only lichhook's words inside ``--command`` and keeps the rest of that line.
-- Otherwise ``crush.json``: a flat ``PreToolUse`` entry ``{name, command, timeout}`` and
-  ``mcp.lichhook`` (Crush's MCP table is ``mcp``, not ``mcpServers``).
+- Otherwise ``crush.json``: a flat entry ``{name, command, timeout}`` per row under its
+  event, and ``mcp.lichhook`` (Crush's MCP table is ``mcp``, not ``mcpServers``).
 
 Crush runs hook commands with its embedded POSIX interpreter (mvdan.cc/sh) on every OS,
 so one POSIX-quoted line serves Linux, macOS and Windows.
@@ -21,11 +27,11 @@ from lichhook.install import entries, files, harness, jsonmerge, quoting, textbl
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional
+    from typing import Dict, List, Optional, Sequence
 
+    from lichhook.descriptor import Registration
     from lichhook.install.target import Target
 
-TIMEOUT = 5
 NAME = "lichhook"
 BEGIN = "# >>> lichhook: session reporter (added by 'lichhook install crush'; 'lichhook uninstall crush' removes it) >>>"
 END = "# <<< lichhook <<<"
@@ -51,15 +57,38 @@ class Crush(harness.Harness):
     def uses_crushrc(self) -> bool:
         return os.path.isfile(self.rc_path())
 
-    def handler(self, target: Target) -> entries.Wanted:
-        entry = {"name": NAME, "command": target.sh_line("crush"), "timeout": TIMEOUT}
-        return entries.Wanted(("crush",), entry, {"command": entries.Line("sh")})
+    def handler(self, target: Target, registration: Optional[Registration] = None,
+                earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``registration`` (the session-start report when None)."""
+        r = registration or harness.start_registration(self.name)
+        entry: dict = {"name": NAME}
+        if r.matcher is not None:
+            entry["matcher"] = r.matcher
+        entry["command"] = target.sh_line(*r.words)
+        if r.timeout is not None:
+            entry["timeout"] = r.timeout
+        return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
 
-    def rc_line(self, command: str) -> str:
-        return f"hook add PreToolUse --name {NAME} --command {quoting.sh_quote(command)} --timeout {TIMEOUT}"
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        """event -> lichhook's handlers under it."""
+        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
+
+    @staticmethod
+    def rc_line(event: str, wanted: entries.Wanted, command: Optional[str] = None) -> str:
+        """The crushrc line registering ``wanted`` on ``event`` (with ``command`` in
+        place of the one it renders, when given)."""
+        entry = wanted.entry
+        words = ["hook", "add", event, "--name", NAME]
+        if "matcher" in entry:
+            words += ["--matcher", quoting.sh_quote(entry["matcher"])]
+        words += ["--command", quoting.sh_quote(entry["command"] if command is None else command)]
+        if "timeout" in entry:
+            words += ["--timeout", str(entry["timeout"])]
+        return " ".join(words)
 
     def rc_block(self, target: Target, newline: str = "\n") -> str:
-        return newline.join([BEGIN, self.rc_line(target.sh_line("crush")), END]) + newline
+        lines = [self.rc_line(event, w) for event, wanted in self.wanted(target).items() for w in wanted]
+        return newline.join([BEGIN, *lines, END]) + newline
 
     def install(self, target: Target) -> List[files.Edit]:
         if self.uses_crushrc():
@@ -69,7 +98,7 @@ class Crush(harness.Harness):
                 text = _decode(raw, rc)
                 span = textblock.find(text, BEGIN, END)
                 if span:
-                    block = _updated_block(text[span[0]:span[1]], target, rc, notes)
+                    block = _updated_block(text[span[0]:span[1]], self.wanted(target), target, rc, notes)
                     new = text[:span[0]] + block + text[span[1]:]
                 else:
                     new = textblock.put(text, self.rc_block(target, textblock.newline_of(text)), BEGIN, END)
@@ -78,9 +107,11 @@ class Crush(harness.Harness):
             # a crush.json entry from an earlier install would run the hook twice
             return [files.Edit(rc, add_block)] + self._remove_json(target)
         path = self.json_path()
+        wanted = self.wanted(target)
 
         def add(doc, notes):
-            entries.install_hooks(doc, path, ("hooks",), "PreToolUse", [self.handler(target)], None, target, notes)
+            for event, handlers in wanted.items():
+                entries.install_hooks(doc, path, ("hooks",), event, handlers, None, target, notes)
             entries.install_server(doc, path, ("mcp",), "lichhook", harness.server_entry(target), target, notes)
 
         return [files.Edit(path, harness.json_edit(path, add))]
@@ -89,7 +120,7 @@ class Crush(harness.Harness):
         path = self.json_path()
 
         def change(doc, keep) -> None:
-            entries.remove_hooks(doc, ("hooks",), ("PreToolUse",), target, keep, flat=True)
+            entries.remove_hooks(doc, ("hooks",), None, target, keep, flat=True)
             entries.remove_server(doc, ("mcp",), "lichhook", target, keep)
 
         return [files.Edit(path, harness.removal(path, change))]
@@ -107,28 +138,45 @@ class Crush(harness.Harness):
         return [files.Edit(rc, remove_block)] + self._remove_json(target)
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        found = harness.found_in_json(self.json_path(), target, wanted={"PreToolUse": [self.handler(target)]},
+        wanted = self.wanted(target)
+        found = harness.found_in_json(self.json_path(), target, wanted=wanted,
                                       flat=True, server=(("mcp",), "lichhook", harness.server_entry(target)))
         raw = files.read(self.rc_path())
         if raw is not None:
             text = raw.decode("utf-8", "replace")
             span = textblock.find(text, BEGIN, END)
-            if span:
-                line = _hook_line(text[span[0]:span[1]])
-                command = _command_word(line) if line is not None else None
+            for line in _hook_lines(text[span[0]:span[1]]) if span else []:
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                event = _event_word(line) or "?"
+                command = _command_word(line)
                 if command is None:
-                    found.append(harness.Found(self.rc_path(), "PreToolUse", line or "", None, None))
-                else:
-                    python, archive = harness.split_line(command)
-                    added = entries.Line("sh").additions_text(command, target, ("crush",)) if target.owns(command) else []
-                    found.append(harness.Found(self.rc_path(), "PreToolUse", command, python, archive,
-                                               target.owns(command), added))
+                    found.append(harness.Found(self.rc_path(), event, line, None, None))
+                    continue
+                python, archive = harness.split_line(command)
+                ours = target.owns(command)
+                added: List[str] = []
+                if ours:
+                    match = _match(command, wanted.get(event, []), target)
+                    added = (entries.Line("sh").additions_text(command, target, match[1]) if match is not None
+                             else [f"a command lichhook cannot update: {command!r}"])
+                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added))
         return found
 
 
-def _hook_line(block: str) -> Optional[str]:
-    lines = block.splitlines()
-    return lines[1] if len(lines) > 2 else None
+def _hook_lines(block: str) -> List[str]:
+    """The lines between the block's two markers."""
+    return block.splitlines()[1:-1]
+
+
+def _event_word(line: str) -> Optional[str]:
+    import shlex
+
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    return words[2] if words[:2] == ["hook", "add"] and len(words) > 2 else None
 
 
 def _command_word(line: str) -> Optional[str]:
@@ -141,24 +189,51 @@ def _command_word(line: str) -> Optional[str]:
         return None
 
 
-def _updated_block(block: str, target: Target, path: str, notes: List[str]) -> str:
-    """lichhook's crushrc block with its command brought up to date, keeping what the
-    user changed on that line (other flags, a timeout, words after ours)."""
+def _match(command: str, wanted: Sequence[entries.Wanted], target: Target) -> Optional[tuple]:
+    """(the Wanted, lichhook's words as ``command`` spells them) of the registration
+    ``command`` is, or None. The words as written may be an earlier release's."""
+    parts = entries.Line("sh").locate_text(command, target)
+    if parts is None:
+        return None
+    after = parts[1]
+    for w in wanted:
+        for sub in (w.sub, *w.earlier):
+            if after[:len(sub)] == list(sub):
+                return w, sub
+    return None
+
+
+def _updated_block(block: str, wanted: Dict[str, List[entries.Wanted]], target: Target, path: str,
+                   notes: List[str]) -> str:
+    """lichhook's crushrc block with each line's command brought up to date, keeping
+    what the user changed on it (other flags, a timeout, words after ours); a line for
+    each registration the block lacks is added before the end marker."""
     import shlex
 
-    line = _hook_line(block)
-    command = _command_word(line) if line is not None else None
-    new = entries.Line("sh").updated_text(command, target, ("crush",)) if command is not None else None
-    if new is None:
-        notes.append(f"left lichhook's block in {path} as it is: its hook line was changed in a way lichhook "
-                     "cannot update. To update it, remove the block and install again.")
-        return block
-    if new == command:
-        return block
-    assert line is not None  # a command was read from it
-    words = shlex.split(line)
-    words[words.index("--command") + 1] = new
-    return block.replace(line, " ".join(quoting.sh_quote(w) for w in words), 1)
+    lines = block.splitlines(keepends=True)
+    newline = textblock.newline_of(block)
+    seen = set()
+    for k, line in enumerate(lines[1:-1], start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        event = _event_word(line)
+        command = _command_word(line)
+        match = _match(command, wanted.get(event or "", []), target) if command is not None else None
+        new = (entries.Line("sh").updated_text(command, target, match[1], match[0].sub)
+               if command is not None and match is not None else None)
+        if new is None:
+            notes.append(f"left lichhook's block in {path} as it is: its hook line {line.strip()!r} was changed "
+                         "in a way lichhook cannot update. To update it, remove the block and install again.")
+            return block
+        seen.add(id(match[0]))  # type: ignore[index]
+        if new == command:
+            continue
+        words = shlex.split(line)
+        words[words.index("--command") + 1] = new
+        ending = line[len(line.rstrip("\r\n")):]
+        lines[k] = " ".join(quoting.sh_quote(w) for w in words) + ending
+    missing = [Crush.rc_line(event, w) + newline for event, ws in wanted.items() for w in ws if id(w) not in seen]
+    return "".join(lines[:-1] + missing + lines[-1:])
 
 
 def _decode(raw: Optional[bytes], path: str) -> str:

@@ -28,6 +28,17 @@ if TYPE_CHECKING:
 
 COMMAND_KEYS = ("command", "commandWindows", "command_windows")
 
+if TYPE_CHECKING:
+    from typing import Collection, Union
+
+    # Whether an event's list holds handlers themselves, not matcher groups: for every
+    # event (a bool), or for the events named.
+    Flat = Union[bool, Collection[str]]
+
+
+def is_flat(flat: Flat, event: str) -> bool:
+    return flat if isinstance(flat, bool) else event in flat
+
 
 # -- how lichhook's part of a field is spelled -----------------------------------------
 
@@ -39,10 +50,13 @@ class Field:
         """(python or None, words after the archive) when the field runs the archive."""
         raise NotImplementedError
 
-    def updated(self, node: Node, target: Target, sub: Sequence[str]) -> Optional[tuple]:
+    def updated(self, node: Node, target: Target, sub: Sequence[str],
+                to: Optional[Sequence[str]] = None) -> Optional[tuple]:
         """("same",) when the field is current; ("set", path, value) to update it, or
         ("items", start, stop, values) to put values in place of a run of a list's items;
-        None when lichhook's part of it cannot be told apart."""
+        None when lichhook's part of it cannot be told apart. ``sub``: lichhook's words
+        as written there; ``to``: the words to write instead (an earlier release's bare
+        ``crush`` becoming ``crush PreToolUse``), when they differ."""
         raise NotImplementedError
 
     def additions(self, node: Node, target: Target, sub: Sequence[str]) -> List[str]:
@@ -96,7 +110,11 @@ class Line(Field):
         return (words, *found) if found is not None else None
 
     def locate(self, node: Node, target: Target) -> Optional[tuple]:
-        parts = self._parts(node.string(), target)
+        return self.locate_text(node.string(), target)
+
+    def locate_text(self, text: Optional[str], target: Target) -> Optional[tuple]:
+        """(python or None, words after the archive) when ``text`` runs the archive."""
+        parts = self._parts(text, target)
         if parts is None:
             return None
         words, py, i = parts
@@ -121,20 +139,24 @@ class Line(Field):
             return python, None, words[i + 1 + len(sub):]
         return None  # something stands before the Python (a wrapper): not ours to rewrite
 
-    def updated_text(self, old: str, target: Target, sub: Sequence[str]) -> Optional[str]:
-        """The line with lichhook's words brought up to date and the user's kept, or
-        None when lichhook's words cannot be told apart."""
+    def updated_text(self, old: str, target: Target, sub: Sequence[str],
+                     to: Optional[Sequence[str]] = None) -> Optional[str]:
+        """The line with lichhook's words brought up to date (``sub`` as written
+        becoming ``to``) and the user's kept, or None when lichhook's words cannot be
+        told apart."""
         found = self._extras(old, target, sub)
         if found is None:
             return None
         _, tail, extra_words = found
+        words = list(sub if to is None else to)
         if tail is not None:
-            return self.render(target, target.python, sub) + tail
-        return self.render(target, target.python, [*sub, *extra_words])
+            return self.render(target, target.python, words) + tail
+        return self.render(target, target.python, [*words, *extra_words])
 
-    def updated(self, node: Node, target: Target, sub: Sequence[str]) -> Optional[tuple]:
+    def updated(self, node: Node, target: Target, sub: Sequence[str],
+                to: Optional[Sequence[str]] = None) -> Optional[tuple]:
         old = node.string()
-        new = self.updated_text(old, target, sub) if old is not None else None
+        new = self.updated_text(old, target, sub, to) if old is not None else None
         if new is None:
             return None
         return ("same",) if new == old else ("set", (), new)
@@ -158,7 +180,8 @@ class Python(Field):
     def locate(self, node: Node, target: Target) -> Optional[tuple]:
         return None
 
-    def updated(self, node: Node, target: Target, sub: Sequence[str]) -> Optional[tuple]:
+    def updated(self, node: Node, target: Target, sub: Sequence[str],
+                to: Optional[Sequence[str]] = None) -> Optional[tuple]:
         value = node.string()
         if value is None:
             return None
@@ -181,12 +204,15 @@ class Argv(Field):
         i = self._archive_index(items, target)
         return None if i is None else (None, items[i + 1:])  # type: ignore[index]
 
-    def updated(self, node: Node, target: Target, sub: Sequence[str]) -> Optional[tuple]:
+    def updated(self, node: Node, target: Target, sub: Sequence[str],
+                to: Optional[Sequence[str]] = None) -> Optional[tuple]:
         items = node.strings()
         i = self._archive_index(items, target)
         if i is None or items[i + 1:i + 1 + len(sub)] != list(sub):  # type: ignore[index]
             return None
         wanted = [*INTERPRETER_FLAGS, target.archive]
+        if to is not None and list(to) != list(sub):
+            return ("items", 0, i + 1 + len(sub), [*wanted, *to])
         return ("same",) if items[:i + 1] == wanted else ("items", 0, i + 1, wanted)  # type: ignore[index]
 
     def additions(self, node: Node, target: Target, sub: Sequence[str]) -> List[str]:
@@ -200,12 +226,16 @@ class Argv(Field):
 
 class Wanted:
     """One entry lichhook registers: ``entry`` as first written, ``sub`` its subcommand
-    words, ``fields`` the keys it owns (first one read to recognise the entry)."""
+    words, ``fields`` the keys it owns (first one read to recognise the entry),
+    ``earlier`` the other subcommand words an earlier release wrote for it (updated to
+    ``sub`` in place)."""
 
-    def __init__(self, sub: Sequence[str], entry: Dict[str, Any], fields: Mapping[str, Field]) -> None:
+    def __init__(self, sub: Sequence[str], entry: Dict[str, Any], fields: Mapping[str, Field],
+                 earlier: Sequence[Sequence[str]] = ()) -> None:
         self.sub = tuple(sub)
         self.entry = entry
         self.fields = fields
+        self.earlier = tuple(tuple(words) for words in earlier)
 
 
 # -- reading entries ---------------------------------------------------------------------
@@ -240,16 +270,26 @@ def is_ours(node: Optional[Node], target: Target) -> bool:
     return node is not None and node.kind == "object" and target.owns(handler_strings(node))
 
 
-def matches(node: Optional[Node], wanted: Wanted, target: Target) -> bool:
-    """Whether ``node`` is lichhook's entry for ``wanted`` (same subcommand)."""
+def written_sub(node: Optional[Node], wanted: Wanted, target: Target) -> Optional[tuple]:
+    """The subcommand words of ``wanted`` as ``node`` spells them (``wanted.sub``, or one
+    of its ``earlier`` forms), or None when ``node`` is not lichhook's entry for it."""
     if node is None or not is_ours(node, target):
-        return False
+        return None
     for key, field in wanted.fields.items():
         value = node.get(key)
         located = field.locate(value, target) if value is not None else None
         if located is not None:
-            return located[1][:len(wanted.sub)] == list(wanted.sub)
-    return False
+            for sub in (wanted.sub, *wanted.earlier):
+                if located[1][:len(sub)] == list(sub):
+                    return sub
+            return None
+    return None
+
+
+def matches(node: Optional[Node], wanted: Wanted, target: Target) -> bool:
+    """Whether ``node`` is lichhook's entry for ``wanted`` (same subcommand, or one an
+    earlier release wrote for it)."""
+    return written_sub(node, wanted, target) is not None
 
 
 def _same(node: Node, value: Any) -> bool:
@@ -262,10 +302,11 @@ def _same(node: Node, value: Any) -> bool:
 def additions(node: Node, wanted: Wanted, target: Target) -> List[str]:
     """What the user added to or changed in lichhook's entry, in words."""
     out: List[str] = []
+    sub = written_sub(node, wanted, target) or wanted.sub
     for key, field in wanted.fields.items():
         value = node.get(key)
         if value is not None:
-            out.extend(field.additions(value, target, wanted.sub))
+            out.extend(field.additions(value, target, sub))
     for member in node.members():
         if member.key in wanted.fields:
             continue
@@ -304,13 +345,14 @@ def add_at(doc: Doc, table: Sequence[str], key: str, value: Any, path: str) -> N
 def update(doc: Doc, where: Sequence, wanted: Wanted, target: Target, label: str, path: str, notes: List[str]) -> None:
     """Bring lichhook's owned fields of the entry at ``where`` up to date, keeping the rest."""
     node = doc.at(where)
+    sub = written_sub(node, wanted, target) or wanted.sub
     plan: List[tuple] = []
     for key, field in wanted.fields.items():
         value = node.get(key) if node is not None else None
         if value is None:
             plan.append((key, "add"))
             continue
-        step = field.updated(value, target, wanted.sub)
+        step = field.updated(value, target, sub, wanted.sub)
         if step is None:
             text = handler_strings(node).replace("\n", " ")
             notes.append(f"left your changed {label} in {path} as it is: lichhook cannot tell its own words in "
@@ -413,18 +455,23 @@ def remove_pruning(doc: Doc, where: Sequence, keep: Callable[[tuple], Optional[s
         above = above[:-1]
 
 
-def remove_hooks(doc: Doc, table: Sequence[str], events: Sequence[str], target: Target,
-                 keep: Callable[[tuple], Optional[str]], flat: bool = False) -> None:
-    """Take every handler of lichhook out of ``events``; a group left without
-    handlers goes, and so does a list or table only lichhook's removal emptied."""
+def remove_hooks(doc: Doc, table: Sequence[str], events: Optional[Sequence[str]], target: Target,
+                 keep: Callable[[tuple], Optional[str]], flat: Flat = False) -> None:
+    """Take every handler of lichhook out of ``events`` (None: every event of
+    ``table``, so that one an earlier release registered goes too); a group left
+    without handlers goes, and so does a list or table only lichhook's removal emptied."""
+    if events is None:
+        node = doc.at(tuple(table))
+        events = list(dict.fromkeys(m.key for m in node.members())) if node is not None and node.kind == "object" else []
     for event in events:
         event_path = (*table, event)
+        flat_here = is_flat(flat, event)
         while True:
-            mine = [p for p in _handler_paths(doc, event_path, flat) if is_ours(doc.at(p), target)]
+            mine = [p for p in _handler_paths(doc, event_path, flat_here) if is_ours(doc.at(p), target)]
             if not mine:
                 break
             where = mine[-1]
-            if flat:
+            if flat_here:
                 remove_pruning(doc, where, keep)
                 continue
             group = where[:-2]

@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
+    from lichhook.descriptor import Registration
     from lichhook.install.files import Edit
     from lichhook.install.jsonedit import Doc
     from lichhook.install.target import Target
@@ -114,6 +115,43 @@ class Harness:
         return []
 
 
+# -- what a harness registers -----------------------------------------------------------
+
+
+def registrations(name: str) -> List[Registration]:
+    """The hook entries ``name``'s installer writes, from its descriptor (the one list)."""
+    from lichhook.adapters import BY_PROVIDER
+    from lichhook.descriptor import registrations as rows
+
+    return rows(BY_PROVIDER[name])
+
+
+def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], entries.Wanted]
+                    ) -> Dict[str, List[entries.Wanted]]:
+    """event -> the entries lichhook writes under it, in the descriptor's order:
+    ``make(registration, earlier words)`` renders each one."""
+    from lichhook.adapters import BY_PROVIDER
+    from lichhook.descriptor import earlier_words
+
+    out: Dict[str, List[entries.Wanted]] = {}
+    for r in registrations(name):
+        out.setdefault(r.event, []).append(make(r, earlier_words(BY_PROVIDER[name], r)))
+    return out
+
+
+def matcher_of(name: str, event: str) -> Optional[str]:
+    """The matcher of ``name``'s registrations on ``event`` (one group holds them all)."""
+    return next((r.matcher for r in registrations(name) if r.event == event), None)
+
+
+def start_registration(name: str) -> Registration:
+    """The registration that reports the session start: the first one on the start event."""
+    from lichhook.adapters import BY_PROVIDER
+
+    start = BY_PROVIDER[name].start_event
+    return next(r for r in registrations(name) if r.event == start)
+
+
 # -- JSON configs -------------------------------------------------------------------------
 
 
@@ -210,10 +248,12 @@ def found_entry(found: list, path: str, label: str, node: entries.Node, target: 
 
 
 def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
-                  wanted: Optional[Dict[str, List[entries.Wanted]]] = None, flat: bool = False,
+                  wanted: Optional[Dict[str, List[entries.Wanted]]] = None, flat: entries.Flat = False,
                   server: Optional[tuple] = None) -> List[Found]:
     """lichhook's handlers under every event of ``table`` and, with ``server`` =
-    (table, name, Wanted), its MCP server. Raises ConfigError when unreadable."""
+    (table, name, Wanted), its MCP server. ``flat``: whether an event's list holds the
+    handlers themselves rather than matcher groups (True, False, or the events that do).
+    Raises ConfigError when unreadable."""
     found: list = []
     doc = read_json(path)
     if doc is None or doc.root is None:
@@ -222,7 +262,7 @@ def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
         events = doc.at(table)
         for member in events.members() if events is not None else []:
             for item in member.value.items():
-                group = None if flat else item.get("hooks")
+                group = None if entries.is_flat(flat, member.key) else item.get("hooks")
                 handlers = [item] if group is None else group.items()
                 for handler in handlers:
                     if handler.kind == "object":
