@@ -334,22 +334,22 @@ def registered_commands(target) -> dict:
     hooks (a shell runs those lines, so they are split as it splits them), what the
     opencode and omp modules spawn, and the prefix of the ``wait`` commands the hooks
     print (the hook's own Python, flags and archive)."""
-    from lichhook.install.antigravity import Antigravity
     from lichhook.install.claude import Claude
     from lichhook.install.codex import Codex
-    from lichhook.install.crush import Crush
     from lichhook.install.harness import Env
     from lichhook.install.jsmodules import baked_flags, baked_paths, module_source
 
     env = Env({"HOME": "/nonexistent", "PATH": ""}, windows=False)  # entries are only rendered
-    claude = Claude(env).wanted(target)
+    claude = {" ".join(w.sub): w.entry["command"] for ws in Claude(env).wanted(target).values() for w in ws}
     lines = {
-        "claude": claude["SessionStart"][0].entry["command"],
-        "claude-code session-start": claude["SessionStart"][1].entry["command"],
-        "claude-code stop": claude["Stop"][0].entry["command"],
+        "claude": claude["claude"],
+        "claude-code session-start": claude["claude-code session-start"],
+        "claude-code stop": claude["claude-code stop"],
         "codex": Codex(env).handler(target).entry["command"],
-        "antigravity": Antigravity(env).handler(target).entry["command"],
-        "crush": Crush(env).handler(target).entry["command"],
+        # the bare start report; install registers these two naming their event, which
+        # the event cases below time
+        "antigravity": target.sh_line("antigravity"),
+        "crush": target.sh_line("crush"),
     }
     argv = {name: shlex.split(line) for name, line in lines.items()}
     for kind in ("opencode", "omp"):

@@ -155,10 +155,13 @@ SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submi
          "SessionEnd": "session_end"}
 
 
-def expected_hash(command: str, event: str = "SessionStart", timeout: int = 5) -> str:
-    """Codex's hash of a hook lichhook writes (no matcher), spelled out (see codextrust)."""
-    canonical = json.dumps({"event_name": SNAKE[event], "hooks": [
-        {"async": False, "command": command, "timeout": timeout, "type": "command"}]}, separators=(",", ":"))
+def expected_hash(command: str, event: str = "SessionStart", timeout: int = 5, matcher=None) -> str:
+    """Codex's hash of a command hook, spelled out (see codextrust)."""
+    identity = {"event_name": SNAKE[event], "hooks": [
+        {"async": False, "command": command, "timeout": timeout, "type": "command"}]}
+    if matcher is not None:
+        identity["matcher"] = matcher
+    canonical = json.dumps(identity, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -170,7 +173,7 @@ def trust_tables(codex: Path, key_folder: str) -> str:
         for gi, group in enumerate(groups):
             for hi, h in enumerate(group["hooks"]):
                 tables += (f'\n[hooks.state."{key_folder}/hooks.json:{SNAKE[event]}:{gi}:{hi}"]\n'
-                           f'trusted_hash = "{expected_hash(h["command"], event, h["timeout"])}"\n')
+                           f'trusted_hash = "{expected_hash(h["command"], event, h.get("timeout", 600), group.get("matcher"))}"\n')
     return tables
 
 
@@ -244,3 +247,70 @@ def test_a_standing_approval_of_the_tool_is_kept_by_install_and_removed_with_the
     assert "'tools' added" in run("doctor").stdout.decode()
     run("uninstall", "codex")
     assert "mcp_servers" not in config.read_text() and "[tui]" in config.read_text()
+
+
+# -- every event's hook -------------------------------------------------------------------------
+
+
+def test_an_upgrade_keeps_the_start_hooks_trusted_and_names_each_new_one(run, home):
+    """The previous release wrote the two SessionStart hooks, which the user trusted; the
+    hooks this release adds on the other events are named, one by one, until trusted."""
+    run("install", "codex")
+    hooks = home / ".codex" / "hooks.json"
+    doc = json.loads(hooks.read_text())
+    hooks.write_text(json.dumps({"hooks": {"SessionStart": doc["hooks"]["SessionStart"]}}, indent=2))
+    trust_all(home)
+    out = run("install", "codex").stdout.decode()
+    assert "hook 'codex' " not in out and "hook 'codex-waits session-start'" not in out
+    lines = trust_lines(run("doctor").stdout.decode())
+    new = [r for r in registrations(BY_PROVIDER["codex"]) if r.event != "SessionStart"]
+    assert set(lines) == {" ".join(r.words) for r in registrations(BY_PROVIDER["codex"])}
+    assert lines["codex"].endswith("trusted by Codex") and lines["codex-waits session-start"].endswith("trusted by Codex")
+    for r in new:
+        assert f"trust: {r.event} hook '{' '.join(r.words)}': not trusted yet" in lines[" ".join(r.words)]
+        assert f"note: Codex does not run lichhook's {r.event} hook '{' '.join(r.words)}'" in out
+    result = run("doctor")
+    problems = [ln for ln in result.stdout.decode().splitlines() if ln.startswith("problem: codex: Codex does not run")]
+    assert result.returncode == 1 and len(problems) == len(new)
+
+
+def test_doctor_says_when_one_hook_of_another_event_is_untrusted(run, home):
+    run("install", "codex")
+    trust_all(home)
+    assert run("doctor").returncode == 0
+    config = home / ".codex" / "config.toml"
+    key = f"{os.path.realpath(home / '.codex')}/hooks.json:permission_request:0:0"
+    text = config.read_text()
+    start = text.index(f'[hooks.state."{key}"]')
+    end = text.index("\n", text.index("trusted_hash", start)) + 1
+    config.write_text(text[:start] + text[end:])
+    result = run("doctor")
+    out = result.stdout.decode()
+    problems = [ln for ln in out.splitlines() if ln.startswith("problem: codex: Codex does not run")]
+    assert result.returncode == 1 and len(problems) == 1
+    assert "PermissionRequest hook 'codex PermissionRequest'" in problems[0] and "not trusted yet" in problems[0]
+
+
+def test_uninstall_takes_out_the_trust_records_of_lichhooks_hooks_only(run, home):
+    codex = home / ".codex"
+    codex.mkdir()
+    user_hooks = '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]}}\n'
+    (codex / "hooks.json").write_text(user_hooks)
+    user_toml = 'model = "o3"\n'
+    (codex / "config.toml").write_text(user_toml)
+    run("install", "codex")
+    # what Codex writes when the user trusts every hook: the user's one among them
+    user_key = f"{os.path.realpath(codex)}/hooks.json:pre_tool_use:0:0"
+    tables = trust_tables(codex, os.path.realpath(codex))
+    assert f'[hooks.state."{user_key}"]' in tables
+    trusted = "\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n" + tables
+    with open(codex / "config.toml", "a", encoding="utf-8") as f:
+        f.write(trusted)
+    ok = run("uninstall", "codex")
+    assert ok.returncode == 0, ok.stderr
+    assert (codex / "hooks.json").read_text() == user_hooks
+    text = (codex / "config.toml").read_text()
+    records = codextrust.records(tomlkit.parse(text).unwrap())
+    assert list(records) == [user_key]  # the user's hook keeps its trust; lichhook's records are gone
+    user_table = next(t for t in tables.split("\n\n") if user_key in t).strip("\n")
+    assert text == user_toml + "\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n\n" + user_table + "\n"

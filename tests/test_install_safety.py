@@ -466,12 +466,16 @@ def codex_files(home: Path, archive: str, python: str = PY) -> dict:
     ``current`` is that table as this release writes it."""
     table = f'[mcp_servers.lichhook]\ncommand = "{python}"\nargs = ["{archive}", "mcp"]\n'
     current = f'[mcp_servers.lichhook]\ncommand = "{PY}"\nargs = ["-I", "-S", "{stable(home)}", "mcp"]\n'
-    trust = (f'[hooks.state]\n\n[hooks.state."{home}/.codex/hooks.json:session_start:0:0"]\n'
+    # Codex's trust records: of a user's hook, and of lichhook's report hook (which
+    # uninstall takes out with the hook)
+    trust_user = (f'[hooks.state]\n\n[hooks.state."{home}/.codex/hooks.json:pre_compact:0:0"]\n'
+                  'trusted_hash = "sha256:5c0e3e1d8a7f1c43a4b0d3e6b1f3a1d6e0f2b1c9a8d7e6f5a4b3c2d1e0f9a8b7"')
+    trust = (f'{trust_user}\n\n[hooks.state."{home}/.codex/hooks.json:session_start:0:0"]\n'
              'trusted_hash = "sha256:1afbc90cd31c35916146d82a60ec961577df2f967791741fc14c1af7f81c02ae"')
     tui = "[tui]\nscreen_reader_detection_done = true\n"
     user = '# my model\nmodel = "o3"\n\n[projects."/work/proj"]\ntrust_level = "trusted"\n'
     return {
-        "user": user, "table": table, "current": current, "trust": trust, "tui": tui,
+        "user": user, "table": table, "current": current, "trust": trust, "trust_user": trust_user, "tui": tui,
         # what the previous release wrote, then Codex appended its state inside the markers
         "legacy_trusted": f"{user}\n{LEGACY}\n{table}\n{tui}\n{trust}\n# <<< lichhook <<<\n",
         # `codex mcp add probe -- /bin/true` on that: the start marker is gone, probe sits inside
@@ -500,7 +504,7 @@ def test_codex_trust_written_inside_the_old_markers_survives_install_and_uninsta
     ok(run("install", "codex"))
     assert config.read_bytes() == before  # a reinstall changes nothing
     ok(run("uninstall", "codex"))
-    assert config.read_text() == f"{f['user']}\n{f['tui']}\n{f['trust']}\n"
+    assert config.read_text() == f"{f['user']}\n{f['tui']}\n{f['trust_user']}\n"
 
 
 def test_codex_rewritten_by_mcp_add_is_still_found_and_removed_whole(run, home):
@@ -525,7 +529,7 @@ def test_codex_split_env_table_is_kept_on_reinstall_and_removed_on_uninstall(run
     assert config.read_text() == f["split_env"].replace(f["table"].replace('"mcp"]', '"mcp", "--waits-dir", "/w"]'),
                                                         f["current"].replace('"mcp"]', '"mcp", "--waits-dir", "/w"]'))
     ok(run("uninstall", "codex"))
-    assert config.read_text() == f"{f['user']}\n{f['tui']}\n{f['trust']}"
+    assert config.read_text() == f"{f['user']}\n{f['tui']}\n{f['trust_user']}"
 
 
 def test_an_old_release_install_is_taken_out_whole_by_this_uninstall(run, home):

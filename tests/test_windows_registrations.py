@@ -125,3 +125,76 @@ def test_doctor_reads_a_dual_line_with_an_apostrophe_in_its_quotes_back(tmp_path
     installed(Codex(env), target)
     found, _waits = [f for f in Codex(env).registrations(target) if f.label == "SessionStart"]
     assert (found.python, found.archive) == ("C:\\PROGRA~1\\PYTHON~1\\python.exe", archive)
+
+
+# -- every event, in each harness's Windows form -------------------------------------------------
+
+
+def rows(provider: str) -> dict:
+    from lichhook.adapters import BY_PROVIDER
+    from lichhook.descriptor import registrations
+
+    out: dict = {}
+    for r in registrations(BY_PROVIDER[provider]):
+        out.setdefault(r.event, []).append(r)
+    return out
+
+
+def test_every_codex_hook_gets_its_windows_line_and_the_quotes_are_said_once(tmp_path):
+    env = windows_env(tmp_path)
+    archive = "D:\\Profiles\\Zoë O'Brien\\AppData\\Local\\lichhook\\hooks.pyz"
+    target = Target("C:\\Python312\\python.exe", archive, windows=True, short_path=lambda p: None)
+    codex = Codex(env)
+    installed(codex, target)
+    hooks = json.loads((tmp_path / "home" / ".codex" / "hooks.json").read_text())["hooks"]
+    assert list(hooks) == list(rows("codex"))
+    for event, regs in rows("codex").items():
+        handlers = [h for g in hooks[event] for h in g["hooks"]]
+        assert [h["commandWindows"] for h in handlers] == [
+            f'C:\\Python312\\python.exe -I -S "{archive}" {" ".join(r.words)}' for r in regs]
+        assert [h["timeout"] for h in handlers] == [r.timeout for r in regs]
+    assert len([n for n in codex.notes(target) if n.startswith("Codex on Windows:")]) == 1
+
+
+def test_every_claude_hook_is_in_the_exec_form_and_doctor_finds_it_complete(tmp_path):
+    from lichhook.install.claude import Claude
+
+    env = windows_env(tmp_path)
+    python = existing(tmp_path, "Program Files", "Python312", "python.exe")
+    archive = existing(tmp_path, "data", "py3.12", "hooks.pyz")
+    target = Target(python, archive, windows=True, short_path=lambda p: None)
+    installed(Claude(env), target)
+    hooks = json.loads((tmp_path / "home" / ".claude" / "settings.json").read_text())["hooks"]
+    for event, regs in rows("claude").items():
+        (group,) = hooks[event]
+        assert group.get("matcher") == regs[0].matcher
+        assert group["hooks"] == [{"type": "command", "command": python, "args": ["-I", "-S", archive, *r.words],
+                                   "timeout": r.timeout} for r in regs]
+    problems: list = []
+    out = io.StringIO()
+    doctor._check(Claude(env), target, env, out, problems)
+    total = sum(len(regs) for regs in rows("claude").values())
+    assert f"hooks:      {total} of {total} registered" in out.getvalue()
+    assert [p for p in problems if "incomplete" in p[1]] == [], out.getvalue()
+
+
+@pytest.mark.parametrize("provider", ["antigravity", "crush"])
+def test_antigravity_and_crush_write_every_hook_as_one_posix_line_with_forward_slashes(tmp_path, provider):
+    from lichhook.install.crush import Crush
+
+    env = windows_env(tmp_path)
+    python = "C:\\Python312\\python.exe"
+    archive = "C:\\Users\\zoe\\AppData\\Local\\lichhook\\py3.12\\hooks.pyz"
+    target = Target(python, archive, windows=True, short_path=lambda p: None)
+    harness = Antigravity(env) if provider == "antigravity" else Crush(env)
+    installed(harness, target)
+    home = tmp_path / "home"
+    if provider == "antigravity":
+        table = json.loads((home / ".gemini/config/plugins/lichhook/hooks.json").read_text())["lichhook"]
+        commands = {e: [h["command"] for item in items for h in (item.get("hooks") or [item])]
+                    for e, items in table.items()}
+    else:
+        table = json.loads((home / ".config/crush/crush.json").read_text())["hooks"]
+        commands = {e: [h["command"] for h in items] for e, items in table.items()}
+    assert commands == {event: [f"C:/Python312/python.exe -I -S C:/Users/zoe/AppData/Local/lichhook/py3.12/hooks.pyz "
+                                f"{' '.join(r.words)}" for r in regs] for event, regs in rows(provider).items()}

@@ -23,7 +23,7 @@ from lichhook.install import entries, files, harness, jsonmerge, owned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence
+    from typing import List, Optional, Sequence
 
     from lichhook.descriptor import Registration
     from lichhook.install.files import Edit
@@ -35,7 +35,7 @@ FLAT_EVENTS = frozenset({"PreInvocation", "PostInvocation", "Stop"})
 MARKER = b'"lichhook"'
 
 
-class Antigravity(harness.Harness):
+class Antigravity(harness.EntryHarness):
     name = "antigravity"
     title = "Antigravity"
     programs = ("agy", "antigravity")
@@ -63,10 +63,6 @@ class Antigravity(harness.Harness):
         if r.timeout is not None:
             entry["timeout"] = int(r.timeout)
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
-
-    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
-        """event -> lichhook's handlers under it."""
-        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
 
     def group(self, event: str) -> Optional[dict]:
         """The other keys of lichhook's matcher group on ``event``; None for an event

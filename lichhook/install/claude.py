@@ -24,13 +24,13 @@ from lichhook.install import entries, files, harness
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence
+    from typing import List, Optional, Sequence
 
     from lichhook.descriptor import Registration
     from lichhook.install.target import Target
 
 
-class Claude(harness.Harness):
+class Claude(harness.EntryHarness):
     name = "claude"
     title = "Claude Code"
     programs = ("claude",)
@@ -60,15 +60,6 @@ class Claude(harness.Harness):
             return entries.Wanted(sub, entry, {"command": entries.Python(), "args": entries.Argv()}, earlier)
         entry = {"type": "command", "command": target.sh_line(*sub), **timeout}
         return entries.Wanted(sub, entry, {"command": entries.Line("sh")}, earlier)
-
-    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
-        """event -> lichhook's handlers under it."""
-        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
-
-    def group(self, event: str) -> dict:
-        """The other keys of lichhook's matcher group on ``event``."""
-        matcher = harness.matcher_of(self.name, event)
-        return {} if matcher is None else {"matcher": matcher}
 
     def install(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()

@@ -29,7 +29,7 @@ TRUST_FIX = ("start codex; when it says \"Hooks need review\", choose \"Trust al
              "them with /hooks and press t on each). Trusting is your decision: lichhook never does it for you")
 
 
-class Codex(harness.Harness):
+class Codex(harness.EntryHarness):
     name = "codex"
     title = "Codex CLI"
     programs = ("codex",)
@@ -67,18 +67,6 @@ class Codex(harness.Harness):
             entry["timeout"] = r.timeout
         return entries.Wanted(sub, entry, fields, earlier)
 
-    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
-        """event -> lichhook's handlers under it."""
-        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
-
-    def handlers(self, target: Target) -> List[entries.Wanted]:
-        return [w for wanted in self.wanted(target).values() for w in wanted]
-
-    def group(self, event: str) -> dict:
-        """The other keys of lichhook's matcher group on ``event``."""
-        matcher = harness.matcher_of(self.name, event)
-        return {} if matcher is None else {"matcher": matcher}
-
     def install(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
         wanted = self.wanted(target)
@@ -94,9 +82,13 @@ class Codex(harness.Harness):
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
+        # The keys of the hooks this removes, read before hooks.json changes: their trust
+        # records go with them (a record left behind would trust whatever comes to stand
+        # at that position with the same command).
+        records = [key for _, key, _, _ in self.trust(target)]
 
         def remove_mcp(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
-            return tomlconfig.remove(raw, toml_path, target, self._created_by_lichhook(toml_path, target))
+            return tomlconfig.remove(raw, toml_path, target, self._created_by_lichhook(toml_path, target), records)
 
         return [
             files.Edit(hooks_path, harness.removal(hooks_path, lambda doc, keep: entries.remove_hooks(

@@ -37,7 +37,7 @@ BEGIN = "# >>> lichhook: session reporter (added by 'lichhook install crush'; 'l
 END = "# <<< lichhook <<<"
 
 
-class Crush(harness.Harness):
+class Crush(harness.EntryHarness):
     name = "crush"
     title = "Crush"
     programs = ("crush",)
@@ -68,10 +68,6 @@ class Crush(harness.Harness):
         if r.timeout is not None:
             entry["timeout"] = r.timeout
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
-
-    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
-        """event -> lichhook's handlers under it."""
-        return harness.wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
 
     @staticmethod
     def rc_line(event: str, wanted: entries.Wanted, command: Optional[str] = None) -> str:
@@ -156,11 +152,13 @@ class Crush(harness.Harness):
                 python, archive = harness.split_line(command)
                 ours = target.owns(command)
                 added: List[str] = []
+                words = None
                 if ours:
                     match = _match(command, wanted.get(event, []), target)
                     added = (entries.Line("sh").additions_text(command, target, match[1]) if match is not None
                              else [f"a command lichhook cannot update: {command!r}"])
-                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added))
+                    words = match[0].sub if match is not None and match[1] == match[0].sub else None
+                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added, words))
         return found
 
 

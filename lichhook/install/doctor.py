@@ -123,6 +123,11 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         return
     ours = [f for f in found if f.ours]
     out.write(f"  registered: {'yes' if ours else 'no'}\n")
+    missing = h.missing(target, found) if ours else []
+    expected = sum(len(w) for w in h.wanted(target).values())
+    if ours and expected:
+        out.write(f"  hooks:      {expected - len(missing)} of {expected} registered as this release writes them"
+                  + (f"; missing or out of date: {', '.join(missing)}" if missing else "") + "\n")
     for f in found:
         tag = "" if f.ours else " (another lichhook archive)"
         out.write(f"    {f.label} in {f.path}{tag}\n")
@@ -184,7 +189,8 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     if ours and pending:
         files_ = ", ".join(p.path for p in pending)
         kept = " (it keeps what you added to lichhook's entries)" if any(f.additions for f in ours) else ""
-        problems.append((h.name, f"the registration is incomplete or out of date ({files_})",
+        lacking = f"; no hook as this release writes it for {', '.join(missing)}" if missing else ""
+        problems.append((h.name, f"the registration is incomplete or out of date ({files_}){lacking}",
                          _install_hint(h.name) + kept))
     elif reason and not ours:
         problems.append((h.name, "detected but lichhook is not registered", _install_hint(h.name)))

@@ -58,10 +58,13 @@ class Env:
 
 class Found:
     """One lichhook registration seen in a harness's config, for ``doctor``.
-    ``additions``: what the user added to or changed in it, in words."""
+    ``additions``: what the user added to or changed in it, in words; ``words``:
+    lichhook's subcommand words of the registration it is, as this release writes them
+    (None when it is none of them, or is spelled as an earlier release did)."""
 
     def __init__(self, path: str, label: str, text: str, python: Optional[str], archive: Optional[str],
-                 ours: bool = True, additions: Optional[List[str]] = None) -> None:
+                 ours: bool = True, additions: Optional[List[str]] = None,
+                 words: Optional[tuple] = None) -> None:
         self.path = path
         self.label = label
         self.text = text
@@ -69,6 +72,7 @@ class Found:
         self.archive = archive
         self.ours = ours
         self.additions = list(additions or ())
+        self.words = words
 
 
 class Harness:
@@ -114,11 +118,42 @@ class Harness:
         entries (Codex: whether it trusts them), for doctor and after every install."""
         return []
 
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        """event -> the hook entries lichhook writes under it (empty: a harness whose
+        hooks live in a module of lichhook's, not in entries of a config)."""
+        return {}
+
+    def missing(self, target: Target, found: Sequence[Found]) -> List[str]:
+        """The registrations none of ``found`` is, as written by this release, in
+        words ("PreToolUse ('claude PreToolUse')")."""
+        have = {(f.label, f.words) for f in found if f.ours}
+        return [f"{event} ('{' '.join(w.sub)}')" for event, wanted in self.wanted(target).items()
+                for w in wanted if (event, w.sub) not in have]
+
+
+class EntryHarness(Harness):
+    """A harness whose hooks are entries in its configs, one per registration of its
+    descriptor: each installer renders a registration (``handler``) in its own shape."""
+
+    def handler(self, target: Target, registration: Optional[Registration] = None,
+                earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``registration`` (the session-start report when None), which an
+        earlier release may have written with the words ``earlier``."""
+        raise NotImplementedError
+
+    def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
+        return wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
+
+    def group(self, event: str) -> Optional[dict]:
+        """The other keys of lichhook's matcher group on ``event``."""
+        matcher = matcher_of(self.name, event)
+        return {} if matcher is None else {"matcher": matcher}
+
 
 # -- what a harness registers -----------------------------------------------------------
 
 
-def registrations(name: str) -> List[Registration]:
+def descriptor_rows(name: str) -> List[Registration]:
     """The hook entries ``name``'s installer writes, from its descriptor (the one list)."""
     from lichhook.adapters import BY_PROVIDER
     from lichhook.descriptor import registrations as rows
@@ -134,14 +169,14 @@ def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], e
     from lichhook.descriptor import earlier_words
 
     out: Dict[str, List[entries.Wanted]] = {}
-    for r in registrations(name):
+    for r in descriptor_rows(name):
         out.setdefault(r.event, []).append(make(r, earlier_words(BY_PROVIDER[name], r)))
     return out
 
 
 def matcher_of(name: str, event: str) -> Optional[str]:
     """The matcher of ``name``'s registrations on ``event`` (one group holds them all)."""
-    return next((r.matcher for r in registrations(name) if r.event == event), None)
+    return next((r.matcher for r in descriptor_rows(name) if r.event == event), None)
 
 
 def start_registration(name: str) -> Registration:
@@ -149,7 +184,7 @@ def start_registration(name: str) -> Registration:
     from lichhook.adapters import BY_PROVIDER
 
     start = BY_PROVIDER[name].start_event
-    return next(r for r in registrations(name) if r.event == start)
+    return next(r for r in descriptor_rows(name) if r.event == start)
 
 
 # -- JSON configs -------------------------------------------------------------------------
@@ -239,12 +274,15 @@ def found_entry(found: list, path: str, label: str, node: entries.Node, target: 
         return
     python, archive = split_command(entries.handler_dict(node), target.windows)
     added: List[str] = []
+    words = None
     if ours:
         for w in wanted:
-            if entries.matches(node, w, target):
+            written = entries.written_sub(node, w, target)
+            if written is not None:
                 added = entries.additions(node, w, target)
+                words = w.sub if written == w.sub else None
                 break
-    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added))
+    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added, words))
 
 
 def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),

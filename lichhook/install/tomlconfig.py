@@ -14,7 +14,8 @@ into the archive, pinned by hash, imported only by install, uninstall and doctor
   and arguments after ours stay;
 - **remove**: tomlkit gives the text of the table and of its sub-tables; exactly those
   lines go, except comment and blank lines at their end, which belong to what follows,
-  and the blank line lichhook added before the table.
+  and the blank line lichhook added before the table. Codex's trust records of the hooks
+  uninstall takes out (``[hooks.state."<key>"]``, keys from ``codextrust``) go the same way.
 
 Every result is parsed again and must hold exactly the tables and values expected,
 or nothing is written. A byte order mark is kept. The comment markers an earlier release
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Optional, Tuple
+    from typing import Any, List, Optional, Sequence, Tuple
 
     from lichhook.install.target import Target
 
@@ -171,17 +172,17 @@ def _table_text(table: Any) -> Optional[str]:
     return f"{trivia.indent}[{table.display_name}]{trivia.comment_ws}{trivia.comment}{trivia.trail}" + table.as_string()
 
 
-def spans(doc: Any, text: str) -> Optional[List[Tuple[int, int]]]:
-    """Where the lines of ``[mcp_servers.lichhook]`` and its sub-tables stand in
-    ``text``, or None when the table is not written with headers (dotted keys, an
-    inline table) or cannot be placed for certain."""
+def spans(doc: Any, text: str, key: Tuple[str, ...] = KEY) -> Optional[List[Tuple[int, int]]]:
+    """Where the lines of the table ``key`` (``[mcp_servers.lichhook]``) and its
+    sub-tables stand in ``text``, or None when the table is not written with headers
+    (dotted keys, an inline table) or cannot be placed for certain."""
     found = []
     for path, table in _header_tables(doc):
-        if path[:len(KEY)] != KEY:
+        if path[:len(key)] != key:
             continue
         piece = _table_text(table)
         if piece is None:
-            if path == KEY:
+            if path == key:
                 return None
             continue
         if text.count(piece) != 1:
@@ -330,9 +331,9 @@ def _with_prefix(array: Any, end: int, prefix: List[str]) -> Any:
     return array
 
 
-def _without(text: str, path: str) -> Optional[str]:
+def _without(text: str, path: str, key: Tuple[str, ...] = KEY) -> Optional[str]:
     doc = parse(text, path)
-    found = spans(doc, text)
+    found = spans(doc, text, key)
     if found is None:
         return None
     newline = newline_of(text)
@@ -341,9 +342,55 @@ def _without(text: str, path: str) -> Optional[str]:
     return text
 
 
-def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook: bool) -> Optional[bytes]:
-    """The config without lichhook's server (and without an earlier release's markers).
-    A file lichhook created and that is left blank is deleted (None)."""
+def _records_of(value: Optional[dict]) -> dict:
+    hooks = value.get("hooks") if isinstance(value, dict) else None
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    return state if isinstance(state, dict) else {}
+
+
+def _without_records(value: Optional[dict]) -> Optional[dict]:
+    """A value with an empty ``hooks.state`` (and a ``hooks`` it leaves empty) dropped:
+    whether the ``[hooks.state]`` header stands or not, Codex reads both alike."""
+    if value is None:
+        return None
+    out = dict(value)
+    hooks = out.get("hooks")
+    if isinstance(hooks, dict) and hooks.get("state") == {}:
+        hooks = {k: v for k, v in hooks.items() if k != "state"}
+        if hooks:
+            out["hooks"] = hooks
+        else:
+            del out["hooks"]
+    return out
+
+
+def remove_records(text: str, path: str, keys: Sequence[str]) -> str:
+    """``text`` without Codex's trust records (``[hooks.state."<key>"]``) of ``keys``:
+    exactly their lines, as for the server's table; every other line stays."""
+    for name in keys:
+        value = _value(text)
+        if name not in _records_of(value):
+            continue
+        assert value is not None
+        expected = dict(value, hooks=dict(value["hooks"], state={k: v for k, v in _records_of(value).items()
+                                                                 if k != name}))
+        cut = _without(text, path, ("hooks", "state", name))
+        if cut is None or _without_records(_value(cut)) != _without_records(expected):
+            doc = parse(text, path)
+            del doc["hooks"]["state"][name]
+            cut = doc.as_string()
+            if _without_records(_value(cut)) != _without_records(expected):
+                raise _error(f"could not take Codex's trust record {name!r} out of {path} safely; remove its "
+                             "[hooks.state] table by hand.")
+        text = cut
+    return text
+
+
+def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook: bool,
+           records: Sequence[str] = ()) -> Optional[bytes]:
+    """The config without lichhook's server (and without an earlier release's markers),
+    and without Codex's trust records of ``records``, the keys of the hooks uninstall
+    takes out. A file lichhook created and that is left blank is deleted (None)."""
     if raw is None:
         return None
     bom, original = decode(raw, path)
@@ -362,6 +409,7 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
             if _normal(_value(cut)) != expected:
                 raise _error(f"could not take [mcp_servers.lichhook] out of {path} safely; remove it by hand.")
         text = cut
+    text = remove_records(text, path, records)
     if text == original:
         return raw
     if not text.strip() and created_by_lichhook:
