@@ -308,8 +308,14 @@ class Codex(Harness):
         # --no-daemon: otherwise the TUI starts a shared app server that outlives it.
         with sandbox.tui(["codex", "--no-daemon"], lich=False) as tui:
             tui.wait_for(r"Hooks need review", timeout)
-            tui.send("2")  # "2. Trust all and continue"
-            time.sleep(0.5)
+            # "2. Trust all and continue", then Enter once the choice shows as made: on a
+            # busy machine a key typed before the dialog reads keys is lost, and Enter
+            # would confirm the first choice. Pressing 2 again only chooses it again.
+            chosen = time.monotonic() + 20
+            while not re.search(r"›\s*2\. Trust all", tui.text()):
+                assert time.monotonic() < chosen, f"Codex never showed the choice made; the screen reads:\n{tui.text()}"
+                tui.send("2")
+                time.sleep(0.5)
             tui.send("\r")
             deadline = time.monotonic() + timeout
             while self.hook_trust(sandbox) == before:

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from lichhook.adapters import DESCRIPTORS
 from testkit.archive import installed_copy
 from testkit.constants import LICH_SESSION
 from testkit.harnesses import START
@@ -60,7 +61,9 @@ def test_codex_lists_the_lichhook_mcp_server(codex):
 
 # -- trust ---------------------------------------------------------------------------------
 
-OURS = ("codex", "codex-waits session-start")
+CODEX = next(d for d in DESCRIPTORS if d.provider == "codex")
+# lichhook's Codex hooks, by the words each runs: every row of Codex's descriptor.
+OURS = {" ".join(words): event for event, words, _, _ in CODEX.registration_rows}
 
 
 def trust_lines(box) -> dict:
@@ -80,18 +83,19 @@ def test_doctor_tells_an_untrusted_hook_apart_from_a_trusted_one(codex):
     for sub, line in trust_lines(codex).items():
         assert "not trusted yet, so Codex skips it without a word" in line, line
     problems = codex_problems(codex)
-    assert len(problems) == 2 and all("Trust all and continue" in p for p in problems), problems
+    assert len(problems) == len(OURS) and all("Trust all and continue" in p for p in problems), problems
     codex.run(codex.harness.headless("Say hello.", trusted=False))
     assert codex.reports(0) == []  # what doctor said: Codex skipped the hook
 
     records = codex.harness.trust_in_tui(codex)
     listed = {h["key"]: h for h in codex.harness.hooks_list(codex)}
-    assert sorted(records) == sorted(listed) and len(records) == 2
+    # One record per hook lichhook registers: every row of Codex's descriptor.
+    assert sorted(records) == sorted(listed) and len(records) == len(OURS)
     for key, trusted in records.items():
         # lichhook's hash is the one Codex wrote when the user trusted the hook
         assert listed[key]["trustStatus"] == "trusted" and listed[key]["currentHash"] == trusted
     for sub, line in trust_lines(codex).items():
-        assert line.startswith(f"trust: SessionStart hook '{sub}': trusted by Codex"), line
+        assert line.startswith(f"trust: {OURS[sub]} hook '{sub}': trusted by Codex"), line
     assert codex_problems(codex) == []
     # Trusted, the hook runs without --dangerously-bypass-hook-trust.
     done = codex.run(codex.harness.headless("Say hello.", trusted=False))
