@@ -333,6 +333,82 @@ def test_zipload_loads_every_module_as_zipimport_does(pyz, base_env):
         assert loader == "OneRead" or name in ("lichhook", "lichhook.coldstart"), name
 
 
+JOINED_LOADED = textwrap.dedent("""
+    import json, marshal, pkgutil, sys, zipimport
+    pyz, fast = sys.argv[1], sys.argv[2] == "fast"
+    sys.path.insert(0, pyz)
+    import lichhook
+    from lichhook import coldstart
+    joined = zipimport.zipimporter(sys.argv[3]).get_data(coldstart.JOINED)
+    served = sorted(marshal.loads(joined[8:8 + int.from_bytes(joined[4:8], "little")]))
+    if fast:
+        assert coldstart.zipload() and type(sys.meta_path[0]).__name__ == "Joined"
+    out = {}
+    for name in served:
+        module = __import__(name, fromlist=["_"])
+        spec, loader = module.__spec__, module.__loader__
+        out[name] = [module.__file__, module.__package__, list(getattr(module, "__path__", [])),
+                     sorted(k for k, v in vars(module).items()
+                            if not k.startswith("__") and type(v) is not type(sys)),
+                     spec.origin, spec.cached, spec.has_location, spec.parent, loader.archive, loader.prefix,
+                     loader.get_filename(name), loader.is_package(name), loader.get_source(name),
+                     getattr(module, "__cached__", None), type(loader).__name__]
+    out["data"] = pkgutil.get_data("lichhook.adapters", "claude.py").decode()[:40]
+    print(json.dumps(out))
+""")
+
+
+def test_joined_bytecode_loads_every_module_as_zipimport_does(copy_folder, base_env):
+    """The hooks archive's modules, served from its joined bytecode, against the same
+    modules zipimport loads from the complete archive's .pyc members."""
+    hooks, complete = copy_folder / "hooks.pyz", copy_folder / "lichhook.pyz"
+    plain, fast = (json.loads(subprocess.run([sys.executable, "-I", "-S", "-c", JOINED_LOADED, str(archive), way,
+                                              str(hooks)], env=base_env, capture_output=True, check=True,
+                                             timeout=60).stdout.replace(str(archive).encode(), b"ARCHIVE"))
+                   for archive, way in ((complete, "plain"), (hooks, "fast")))
+    assert len(plain) > 40 and plain.keys() == fast.keys()
+    assert {"lichhook.report", "lichhook.adapters", "lichhook.contracts.session_state"} <= plain.keys()
+    for name in plain:
+        if name == "data":
+            assert plain[name] == fast[name]
+            continue
+        assert fast[name][:-1] == plain[name][:-1], name
+        assert (plain[name][-1], fast[name][-1]) == ("zipimporter", "JoinedLoader"), name
+
+
+def test_joined_bytecode_leaves_only_what_runs_before_it_as_pyc(pyz):
+    from pathlib import Path
+
+    from lichhook.archive import hooks_archive, members
+
+    _, files = members(hooks_archive(Path(pyz).read_bytes()))
+    assert sorted(n for n in files if n.endswith(".pyc")) == [
+        "__main__.pyc", "lichhook/__init__.pyc", "lichhook/cli.pyc", "lichhook/coldstart/__init__.pyc"]
+    assert coldstart.JOINED in files
+    # Every module keeps its source, for another Python and for tracebacks.
+    _, complete = members(Path(pyz).read_bytes())
+    hot = [n for n in complete if n.startswith(coldstart.HOOK_MEMBERS)]
+    assert [n for n in hot if n.endswith(".py")] == [n for n in files if n.endswith(".py")]
+
+
+def test_joined_bytecode_for_another_python_is_not_served(pyz, tmp_path, base_env):
+    """A hooks archive whose joined bytecode is for another Python runs from its sources."""
+    from pathlib import Path
+
+    from lichhook.archive import archive_bytes, hooks_archive, members
+
+    shebang, files = members(hooks_archive(Path(pyz).read_bytes()))
+    files[coldstart.JOINED] = (3413).to_bytes(2, "little") + b"\r\n" + files[coldstart.JOINED][4:]
+    other = tmp_path / "hooks.pyz"
+    other.write_bytes(archive_bytes(files, shebang))
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import lichhook; from lichhook import coldstart; "
+             "assert coldstart.zipload(); assert type(sys.meta_path[0]).__name__ != 'Joined'; "
+             "import lichhook.report; print(lichhook.report.__file__)")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(other)], env=base_env, capture_output=True,
+                          check=True, timeout=60)
+    assert done.stdout.decode().strip().endswith("report.py")
+
+
 def test_zipload_changes_nothing_outside_an_archive():
     hooks = list(sys.path_hooks)
     assert coldstart.zipload() is False  # run from the checkout: no archive to serve

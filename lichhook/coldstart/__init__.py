@@ -340,13 +340,18 @@ class OneRead(zipimport.zipimporter):
 
 
 def zipload() -> bool:
-    """From now on, load what lichhook's own archive holds with OneRead; False (and
-    nothing changed) when lichhook does not run from an archive."""
+    """From now on, load what lichhook's own archive holds with OneRead, or from its
+    joined bytecode (below) when it carries some for this Python; False (and nothing
+    changed) when lichhook does not run from an archive."""
     import lichhook
 
     loader = getattr(lichhook, "__loader__", None)
     archive = getattr(loader, "archive", None)
-    if _module_code is None or type(loader) is not zipimport.zipimporter or not isinstance(archive, str):
+    if type(loader) is not zipimport.zipimporter or not isinstance(archive, str):
+        return False
+    if serve_joined(archive):
+        return True
+    if _module_code is None:
         return False
     inside = tuple(archive + sep for sep in ("/", "\\"))
 
@@ -359,4 +364,190 @@ def zipload() -> bool:
     for path in list(sys.path_importer_cache):
         if path == archive or path.startswith(inside):
             del sys.path_importer_cache[path]
+    return True
+
+
+# --- joined bytecode: the hooks archive's modules in one member -------------------------------
+#
+# Each module imported from an archive costs the import system a walk of sys.meta_path
+# and the path finders, lookups in the archive's table of contents, and an open, seek
+# and two reads of the archive for its bytes: about 30 us a module before its code runs;
+# and every member of an archive costs about 4 us at its first import, when zipimport
+# reads the table of contents. So the hooks archive carries the bytecode of its modules
+# joined in one member, JOINED, instead of a ``.pyc`` member each (``join_bytecode``
+# writes it for ``lichhook.archive.hooks_archive``, which stores it first in the archive,
+# where it is found without the table of contents), and a finder first on sys.meta_path
+# serves those modules from it: an index read once, then each module's code with one
+# read when it is imported, with the very spec, file name, package path and loader
+# (zipimport's own, for package data and sources) zipimport would give them. The ``.py``
+# stay in the archive: a Python the bytecode is not for (the member names it) finds no
+# finder in place and compiles them, as it would from any archive. The modules imported
+# before the finder can be in place (``__main__``, ``lichhook``, ``lichhook.cli``,
+# ``lichhook.coldstart``) keep their ``.pyc`` members.
+#
+# The member: the bytecode magic number (4 bytes), the index's length (4 bytes, little
+# endian), the index, marshal.dumps({module: (.pyc member, is_package, start, size)}), then
+# each module's code (what follows the header of its unchecked-hash ``.pyc``), ``start``
+# counted from the member's first byte.
+
+JOINED = "lichhook/coldstart/joined.bytecode"
+_BEFORE_THE_FINDER = ("__main__.pyc", "lichhook/__init__.pyc", "lichhook/cli.pyc", "lichhook/coldstart/__init__.pyc")
+_UNCHECKED_HASH_PYC = b"\x01\x00\x00\x00"  # the flags of the .pyc lichhook.archive writes
+_ZIP_LOCAL_HEADER = 30  # bytes before a zip member's name (PKWARE APPNOTE 4.3.7)
+
+
+def join_bytecode(files: "Mapping[str, bytes]") -> "Dict[str, bytes]":
+    """``files`` (an archive's members) with the bytecode of its ``lichhook`` modules joined
+    in the member JOINED instead of a ``.pyc`` each; unchanged when their ``.pyc`` are not
+    all unchecked-hash ones for one Python."""
+    import marshal
+
+    codes, magics = {}, set()
+    for name in sorted(files):
+        data = files[name]
+        if not (name.startswith("lichhook/") and name.endswith(".pyc")) or name in _BEFORE_THE_FINDER:
+            continue
+        if data[4:8] != _UNCHECKED_HASH_PYC:
+            return dict(files)
+        codes[name] = data[16:]
+        magics.add(data[:4])
+    if len(magics) != 1:
+        return dict(files)
+
+    def layout(base: int) -> "Dict[str, tuple]":
+        index, at = {}, base
+        for name, code in codes.items():
+            module = name[:-4].replace("/", ".")
+            package = module.endswith(".__init__")
+            index[module[:-9] if package else module] = (name, package, at, len(code))
+            at += len(code)
+        return index
+
+    # The index holds the offsets that follow it: lay it out until its length settles.
+    size = -1
+    while True:
+        index = marshal.dumps(layout(8 + size))
+        if len(index) == size:
+            break
+        size = len(index)
+    out = {name: data for name, data in files.items() if name not in codes}
+    out[JOINED] = magics.pop() + size.to_bytes(4, "little") + index + b"".join(codes.values())
+    return out
+
+
+class JoinedLoader(zipimport.zipimporter):
+    """zipimport's loader for one folder of the archive, giving the joined code of the
+    modules it holds."""
+
+    def __init__(self, path: str, joined: "Joined") -> None:
+        super().__init__(path)
+        self._joined = joined
+
+    def get_code(self, fullname: str) -> "CodeType":
+        code = self._joined.code(fullname)
+        return code if code is not None else super().get_code(fullname)
+
+    def get_filename(self, fullname: str) -> str:
+        entry = self._joined.index.get(fullname)
+        return _member_path(self.archive, entry[0]) if entry is not None else super().get_filename(fullname)
+
+    def create_module(self, spec: object) -> None:
+        return None  # the default module (3.9's zipimporter has no such method)
+
+    def exec_module(self, module: "ModuleType") -> None:
+        exec(self.get_code(module.__name__), module.__dict__)
+
+
+class Joined:
+    """The meta path finder of the modules in an archive's joined bytecode, which it
+    reads at ``base`` of the open file ``fd``."""
+
+    def __init__(self, archive: str, fd: int, base: int, index: "Dict[str, tuple]") -> None:
+        self.archive, self.fd, self.base, self.index = archive, fd, base, index
+        self.loaders: "Dict[str, JoinedLoader]" = {}
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        entry = self.index.get(fullname)
+        if entry is None:
+            return None
+        member, package = entry[0], entry[1]
+        # What zipimport would give: the loader of the folder the module is found in, the
+        # .pyc's path in the archive as origin (and cached), a package's folder as its path.
+        location = _member_path(self.archive, member)
+        folder = member.rsplit("/", 2 if package else 1)[0]  # every member is under lichhook/
+        loader = self.loaders.get(folder)
+        if loader is None:
+            loader = self.loaders[folder] = JoinedLoader(_member_path(self.archive, folder), self)
+        spec = _ModuleSpec(fullname, loader, origin=location)  # type: ignore[arg-type]
+        spec.has_location = True
+        if package:
+            spec.submodule_search_locations = [location.rsplit(os.sep, 1)[0]]
+        return spec
+
+    def code(self, fullname: str) -> "Optional[CodeType]":
+        """The code of ``fullname``, or None when it is not joined here."""
+        import marshal
+
+        entry = self.index.get(fullname)
+        if entry is None:
+            return None
+        data = _read_at(self.fd, self.base + entry[2], entry[3])
+        if len(data) != entry[3]:
+            raise ImportError(f"{self.archive} changed while {fullname} was read from it", name=fullname)
+        return marshal.loads(data)  # type: ignore[no-any-return]
+
+
+def _member_path(archive: str, member: str) -> str:
+    """The path zipimport gives ``member`` of ``archive`` (its table of contents' own)."""
+    return archive + os.sep + member.replace("/", os.sep)
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
+
+
+_ModuleSpec = type(sys.__spec__)  # importlib.machinery.ModuleSpec, without importing it
+
+
+def serve_joined(archive: str) -> bool:
+    """Put a Joined finder in place when ``archive`` begins (after its shebang line) with
+    joined bytecode for this Python, and nothing asks for bytecode to be checked against
+    its source."""
+    import _imp
+    import marshal
+
+    from _frozen_importlib_external import MAGIC_NUMBER  # type: ignore[import-not-found]
+
+    if _imp.check_hash_based_pycs == "always":
+        return False
+    try:
+        fd = os.open(archive, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return False
+    try:
+        head = _read_at(fd, 0, 16384)
+        # The shebang line, then the first member's local header: signature, stored, name.
+        at = head.index(b"\n") + 1 if head[:2] == b"#!" else 0
+        name = JOINED.encode()
+        if head[at:at + 4] != b"PK\x03\x04" or head[at + 8:at + 10] != b"\x00\x00":
+            raise ValueError("no joined bytecode first")
+        name_size = int.from_bytes(head[at + 26:at + 28], "little")
+        extra_size = int.from_bytes(head[at + 28:at + 30], "little")
+        if head[at + _ZIP_LOCAL_HEADER:at + _ZIP_LOCAL_HEADER + name_size] != name:
+            raise ValueError("no joined bytecode first")
+        base = at + _ZIP_LOCAL_HEADER + name_size + extra_size
+        magic, size = head[base:base + 4], int.from_bytes(head[base + 4:base + 8], "little")
+        if magic != MAGIC_NUMBER:
+            raise ValueError("joined bytecode for another Python")
+        index = head[base + 8:base + 8 + size]
+        if len(index) < size:
+            index = _read_at(fd, base + 8, size)
+        table = marshal.loads(index)
+    except (OSError, ValueError, EOFError, TypeError):
+        os.close(fd)
+        return False
+    # The file stays open, and read through this descriptor, for the life of the process:
+    # an archive replaced meanwhile (an upgrade) does not mix with this one.
+    sys.meta_path.insert(0, Joined(archive, fd, base, table))  # type: ignore[arg-type]
     return True
