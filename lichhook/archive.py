@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 from typing import Mapping
 
-from lichhook.coldstart import JOINED
+from lichhook.coldstart.joined import JOINED
 
 SHEBANG = b"#!/usr/bin/env python3\n"
 # 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
@@ -31,7 +31,7 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 PROBE_MEMBER = "lichhook/__init__.pyc"
 
 # Members kept uncompressed: bytecode, and the hooks archive's joined bytecode
-# (lichhook.coldstart.JOINED).
+# (lichhook.coldstart.joined.JOINED).
 STORED = (".pyc", JOINED)
 
 _UNCHECKED_HASH = 0b01  # .pyc flags: hash-based, never checked against the source
@@ -137,9 +137,10 @@ def hooks_archive(complete: bytes) -> bytes:
     """The hooks archive of the archive whose bytes are ``complete``: the same format,
     shebang and member times, holding only the members lichhook.coldstart.HOOK_MEMBERS
     names (what hooks and wait ops import), their bytecode joined in one member
-    (lichhook.coldstart.join_bytecode); it reaches the rest in the complete archive
+    (lichhook.coldstart.joined); it reaches the rest in the complete archive
     beside it."""
-    from lichhook.coldstart import HOOK_MEMBERS, join_bytecode
+    from lichhook.coldstart import HOOK_MEMBERS
+    from lichhook.coldstart.joined import join_bytecode
 
     shebang, files = members(complete)
     hot = {name: data for name, data in files.items() if name.startswith(HOOK_MEMBERS)}

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from lichhook.adapter import SUBCOMMANDS, provider_id_ok, verdict_of
 from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
 from lichhook import coldstart
-from lichhook.coldstart import fastjson, spans
+from lichhook.coldstart import fastjson, joined, spans
 from lichhook.jsonint import json_int
 
 QUICK = settings(max_examples=200, deadline=None)
@@ -335,14 +335,14 @@ def test_zipload_loads_every_module_as_zipimport_does(pyz, base_env):
 
 JOINED_LOADED = textwrap.dedent("""
     import json, marshal, pkgutil, sys, zipimport
-    pyz, fast = sys.argv[1], sys.argv[2] == "fast"
-    sys.path.insert(0, pyz)
-    import lichhook
-    from lichhook import coldstart
-    joined = zipimport.zipimporter(sys.argv[3]).get_data(coldstart.JOINED)
+    pyz, fast, hooks = sys.argv[1], sys.argv[2] == "fast", sys.argv[3]
+    main = {"__name__": "probe"}
+    exec(zipimport.zipimporter(hooks).get_code("__main__"), main)  # the hooks archive's own
+    joined = zipimport.zipimporter(hooks).get_data(main["JOINED"])
     served = sorted(marshal.loads(joined[8:8 + int.from_bytes(joined[4:8], "little")]))
+    sys.path.insert(0, pyz)
     if fast:
-        assert coldstart.zipload() and type(sys.meta_path[0]).__name__ == "Joined"
+        assert main["serve"](pyz) and type(sys.meta_path[0]).__name__ == "Joined"
     out = {}
     for name in served:
         module = __import__(name, fromlist=["_"])
@@ -354,6 +354,8 @@ JOINED_LOADED = textwrap.dedent("""
                      loader.get_filename(name), loader.is_package(name), loader.get_source(name),
                      getattr(module, "__cached__", None), type(loader).__name__]
     out["data"] = pkgutil.get_data("lichhook.adapters", "claude.py").decode()[:40]
+    import importlib.resources
+    out["files"] = importlib.resources.files("lichhook.contracts").joinpath("session_state.py").read_text()[:60]
     print(json.dumps(out))
 """)
 
@@ -367,28 +369,31 @@ def test_joined_bytecode_loads_every_module_as_zipimport_does(copy_folder, base_
                                              timeout=60).stdout.replace(str(archive).encode(), b"ARCHIVE"))
                    for archive, way in ((complete, "plain"), (hooks, "fast")))
     assert len(plain) > 40 and plain.keys() == fast.keys()
-    assert {"lichhook.report", "lichhook.adapters", "lichhook.contracts.session_state"} <= plain.keys()
+    assert {"lichhook", "lichhook.cli", "lichhook.report", "lichhook.adapters", "lichhook.coldstart",
+            "lichhook.contracts.session_state"} <= plain.keys()
     for name in plain:
-        if name == "data":
-            assert plain[name] == fast[name]
+        if name in ("data", "files"):
+            assert plain[name] == fast[name], name
             continue
         assert fast[name][:-1] == plain[name][:-1], name
-        assert (plain[name][-1], fast[name][-1]) == ("zipimporter", "JoinedLoader"), name
+        assert (plain[name][-1], fast[name][-1]) == ("zipimporter", "Joined"), name
 
 
-def test_joined_bytecode_leaves_only_what_runs_before_it_as_pyc(pyz):
+def test_the_hooks_archive_holds_its_modules_joined_and_every_source(pyz):
     from pathlib import Path
 
     from lichhook.archive import hooks_archive, members
 
     _, files = members(hooks_archive(Path(pyz).read_bytes()))
-    assert sorted(n for n in files if n.endswith(".pyc")) == [
-        "__main__.pyc", "lichhook/__init__.pyc", "lichhook/cli.pyc", "lichhook/coldstart/__init__.pyc"]
-    assert coldstart.JOINED in files
-    # Every module keeps its source, for another Python and for tracebacks.
     _, complete = members(Path(pyz).read_bytes())
+    assert [n for n in files if n.endswith(".pyc")] == ["__main__.pyc"]
+    assert files["__main__.py"] == complete[joined.SOURCE]  # this module runs it
+    assert files["__main__.pyc"] == complete[joined.SOURCE + "c"]
+    assert next(iter(files)) == joined.JOINED  # first, found without the table of contents
+    # Every module keeps its source, for another Python and for tracebacks.
     hot = [n for n in complete if n.startswith(coldstart.HOOK_MEMBERS)]
-    assert [n for n in hot if n.endswith(".py")] == [n for n in files if n.endswith(".py")]
+    assert sorted(n for n in hot if n.endswith(".py") and n != "__main__.py") == \
+        sorted(n for n in files if n.endswith(".py") and n != "__main__.py")
 
 
 def test_joined_bytecode_for_another_python_is_not_served(pyz, tmp_path, base_env):
@@ -398,15 +403,19 @@ def test_joined_bytecode_for_another_python_is_not_served(pyz, tmp_path, base_en
     from lichhook.archive import archive_bytes, hooks_archive, members
 
     shebang, files = members(hooks_archive(Path(pyz).read_bytes()))
-    files[coldstart.JOINED] = (3413).to_bytes(2, "little") + b"\r\n" + files[coldstart.JOINED][4:]
+    files[joined.JOINED] = (3413).to_bytes(2, "little") + b"\r\n" + files[joined.JOINED][4:]
     other = tmp_path / "hooks.pyz"
     other.write_bytes(archive_bytes(files, shebang))
-    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import lichhook; from lichhook import coldstart; "
-             "assert coldstart.zipload(); assert type(sys.meta_path[0]).__name__ != 'Joined'; "
+    probe = ("import sys, zipimport; main = {'__name__': 'probe'}; "
+             "exec(zipimport.zipimporter(sys.argv[1]).get_code('__main__'), main); "
+             "assert not main['serve'](sys.argv[1]); sys.path.insert(0, sys.argv[1]); "
              "import lichhook.report; print(lichhook.report.__file__)")
     done = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(other)], env=base_env, capture_output=True,
                           check=True, timeout=60)
     assert done.stdout.decode().strip().endswith("report.py")
+    version = subprocess.run([sys.executable, "-I", "-S", str(other), "--version"], env=base_env,
+                             capture_output=True, check=True, timeout=60)
+    assert version.stdout.startswith(b"lichhook ")
 
 
 def test_zipload_changes_nothing_outside_an_archive():
