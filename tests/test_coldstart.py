@@ -555,6 +555,15 @@ def test_a_vanished_stdout_reader_is_not_an_error(pyz, base_env, tmp_path):
     assert (done.returncode, done.stderr) == (0, b"")
 
 
+def test_only_an_exit_handler_registered_asks_for_the_orderly_exit(pyz, base_env):
+    # atexit not imported at all means no handler: the answer without importing it.
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); from lichhook.coldstart import only_own_code_ran as own; "
+             "a = own(); import atexit; b = own(); atexit.register(print); print(a, b, own())")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(pyz)], env=base_env, capture_output=True,
+                          check=True, timeout=60)
+    assert done.stdout.split()[:3] == [b"True", b"True", b"False"]
+
+
 def test_a_plugins_exit_handler_still_runs(pyz, base_env, tmp_path):
     # Teardown is skipped only when no foreign code ran: a plugin gets an orderly exit.
     plugins = tmp_path / "plugins"

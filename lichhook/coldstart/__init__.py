@@ -114,8 +114,9 @@ def only_own_code_ran() -> bool:
     interpreter's orderly exit) and nothing registered an exit handler."""
     if "lichhook.host" in sys.modules:
         return False
-    import atexit
-
+    atexit = sys.modules.get("atexit")
+    if atexit is None:  # no code imported it, so none registered an exit handler
+        return True
     count = getattr(atexit, "_ncallbacks", None)
     return count is not None and count() == 0
 
