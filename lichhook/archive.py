@@ -167,12 +167,22 @@ def recompile(archive: Path, out: Path) -> Path:
 
 
 def bytecode_of(files: Mapping[str, bytes]) -> bytes | None:
-    """The magic number of the bytecode beside every ``.py`` of ``files``, or None when a
-    ``.py`` has no ``.pyc`` or they are for different Pythons."""
+    """The magic number of the bytecode beside every ``.py`` of ``files`` (a hooks
+    archive's joined in one member), or None when a ``.py`` has no bytecode or they are
+    for different Pythons."""
+    from lichhook.coldstart.joined import joined_members
+
+    joined: dict[str, bytes] = {}
+    if JOINED in files:
+        magic, names = joined_members(files[JOINED])
+        joined = dict.fromkeys(names, magic)
     magics = set()
     for name in files:
         if name.endswith(".py"):
             pyc = files.get(name[:-3] + ".pyc")
+            if pyc is None and name[:-3] + ".pyc" in joined:
+                magics.add(joined[name[:-3] + ".pyc"])
+                continue
             if pyc is None or len(pyc) < 4:
                 return None
             magics.add(pyc[:4])
@@ -198,10 +208,13 @@ def serves(copy: Path, source: Path, magic: bytes) -> bool:
 
 
 def bytecode_magic(archive: Path) -> bytes | None:
-    """The magic number of ``archive``'s bytecode, or None when it carries none."""
+    """The magic number of ``archive``'s bytecode (a hooks archive's joined bytecode's),
+    or None when it carries none."""
     try:
-        with zipfile.ZipFile(archive) as zf, zf.open(PROBE_MEMBER) as member:
-            magic = member.read(4)
+        with zipfile.ZipFile(archive) as zf:
+            probe = PROBE_MEMBER if PROBE_MEMBER in zf.NameToInfo else JOINED
+            with zf.open(probe) as member:
+                magic = member.read(4)
     except (OSError, KeyError, zipfile.BadZipFile):
         return None
     return magic if len(magic) == 4 else None

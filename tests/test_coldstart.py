@@ -379,10 +379,10 @@ def test_joined_bytecode_loads_every_module_as_zipimport_does(copy_folder, base_
         assert (plain[name][-1], fast[name][-1]) == ("zipimporter", "Joined"), name
 
 
-def test_the_hooks_archive_holds_its_modules_joined_and_every_source(pyz):
+def test_the_hooks_archive_holds_its_modules_joined_and_every_source(pyz, tmp_path):
     from pathlib import Path
 
-    from lichhook.archive import hooks_archive, members
+    from lichhook.archive import bytecode_magic, bytecode_of, hooks_archive, members
 
     _, files = members(hooks_archive(Path(pyz).read_bytes()))
     _, complete = members(Path(pyz).read_bytes())
@@ -390,6 +390,10 @@ def test_the_hooks_archive_holds_its_modules_joined_and_every_source(pyz):
     assert files["__main__.py"] == complete[joined.SOURCE]  # this module runs it
     assert files["__main__.pyc"] == complete[joined.SOURCE + "c"]
     assert next(iter(files)) == joined.JOINED  # first, found without the table of contents
+    assert bytecode_of(files) == bytecode_of(complete) is not None  # install and doctor read it so
+    hooks = tmp_path / "hooks.pyz"
+    hooks.write_bytes(hooks_archive(Path(pyz).read_bytes()))
+    assert bytecode_magic(hooks) == bytecode_magic(pyz) is not None
     # Every module keeps its source, for another Python and for tracebacks.
     hot = [n for n in complete if n.startswith(coldstart.HOOK_MEMBERS)]
     assert sorted(n for n in hot if n.endswith(".py") and n != "__main__.py") == \

@@ -80,6 +80,13 @@ def join_bytecode(files: "Mapping[str, bytes]") -> "Dict[str, bytes]":
     return out
 
 
+def joined_members(member: bytes) -> "tuple":
+    """(magic, the ``.pyc`` members it stands for) of the bytes of a JOINED member."""
+    size = int.from_bytes(member[4:8], "little")
+    index = marshal.loads(member[8:8 + size])
+    return member[:4], {entry[0] for entry in index.values()}
+
+
 class Joined:
     """The meta path finder of the modules joined in an archive, and their loader: one
     per folder of the archive (``folder``), as zipimport has one per folder."""
