@@ -18,7 +18,7 @@ timed in this process (fork and exec included), with the CPU time it and its chi
 used. After warm-up the cases of every Python run interleaved, one of each per round with
 the starting case rotating, so a burst of load elsewhere on the machine lands on every
 case alike. Each case is checked on every run (exit status, stdout, and for a report that
-lich's stand-in accepted it); a case with a failed run shows FAIL instead of a verdict.
+lich accepted it); a case with a failed run shows FAIL instead of a verdict.
 
 Standard library only, with the test helpers of this checkout (``testkit``: the clean
 environment, lich's stand-in) and lichhook's own install code (``lichhook.install``).
@@ -215,14 +215,14 @@ def archive_adapters(pyz: Path) -> dict:
     return json.loads(done.stdout)
 
 
-def report_check(server, provider: str, expected_id: str, verdict: str):
+def report_check(lich, provider: str, expected_id: str, verdict: str):
     def check(proc) -> str | None:
         if proc.stdout.decode("utf-8", "replace") != verdict:
             return f"stdout {proc.stdout[:80]!r}, expected {verdict!r}"
-        if not server.reports:
+        reports = lich.take()
+        if not reports:
             return "no report arrived"
-        last = server.reports.pop()
-        server.reports.clear()
+        last = reports[-1]
         if last.status != 204:
             return f"report refused ({last.status}: {last.verdict})"
         got = (last.accepted["provider"], last.accepted["provider_session_id"])
@@ -806,18 +806,18 @@ def main(argv: Optional[list] = None) -> int:
         interpreters.append(Interpreter(python, label_of(python, version)))
 
     info: dict = {"machine": machine(), "pyz": str(args.pyz), "runs": args.runs, "warmup": args.warmup}
-    server = start_standin()
-    quick = QuickLich(token=TOKEN, session_id=LICH_SESSION)  # for the event cases; see event_cases
+    # lich, for every case: it answers at once, as lich's Go server does, and judges each
+    # report afterwards by the stand-in's rules (see event_cases).
+    quick = QuickLich(token=TOKEN, session_id=LICH_SESSION)
     try:
         with tempfile.TemporaryDirectory(prefix="lichhook-bench-") as tmp:
             work = Path(tmp)
             if not args.no_slow_site:
                 interpreters.append(slow_site_venv(args.slow_site_base, work / "slow-venv"))
             info["interpreters"] = [dict(interpreter(i.python), label=i.label, note=i.note) for i in interpreters]
-            cases = build_cases(args, interpreters, work, server, quick)
+            cases = build_cases(args, interpreters, work, quick, quick)
             measure(cases, args.runs, args.warmup)
     finally:
-        server.stop()
         quick.close()
     results = summarize(cases)
     info["machine"]["load_after"] = machine()["load"]

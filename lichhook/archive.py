@@ -22,11 +22,17 @@ import zipfile
 from pathlib import Path
 from typing import Mapping
 
+from lichhook.coldstart.joined import JOINED
+
 SHEBANG = b"#!/usr/bin/env python3\n"
 # 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 # The member whose bytecode stands for the whole archive's.
 PROBE_MEMBER = "lichhook/__init__.pyc"
+
+# Members kept uncompressed: bytecode, and the hooks archive's joined bytecode
+# (lichhook.coldstart.joined.JOINED).
+STORED = (".pyc", JOINED)
 
 _UNCHECKED_HASH = 0b01  # .pyc flags: hash-based, never checked against the source
 
@@ -76,17 +82,19 @@ def zip_time(environ: Mapping[str, str] = os.environ) -> tuple[int, int, int, in
 
 def archive_bytes(files: Mapping[str, bytes], shebang: bytes = SHEBANG,
                   stamp: tuple[int, int, int, int, int, int] | None = None) -> bytes:
-    """``files`` as a zipapp's bytes, deterministically: sorted members, each with ``stamp``
-    (``zip_time()`` when None) and fixed modes."""
+    """``files`` as a zipapp's bytes, deterministically: sorted members (but the joined
+    bytecode first, where lichhook.coldstart finds it), each with ``stamp`` (``zip_time()``
+    when None) and fixed modes."""
     stamp = stamp or zip_time()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
-        for name in sorted(files):
+        for name in sorted(files, key=lambda name: (name != JOINED, name)):
             info = zipfile.ZipInfo(name, date_time=stamp)
-            # Bytecode is stored: every hook run reads its .pyc, and inflating them costs
-            # an import of zlib plus a decompression per module. The .py, only read by
-            # other Python versions, stay deflated.
-            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
+            # Bytecode is stored: every hook run reads its .pyc (or the hooks archive's
+            # joined bytecode), and inflating them costs an import of zlib plus a
+            # decompression per module. The .py, only read by other Python versions, stay
+            # deflated.
+            info.compress_type = zipfile.ZIP_STORED if name.endswith(STORED) else zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             info.create_system = 3  # unix, so the mode reads the same everywhere
             zf.writestr(info, files[name], compresslevel=6)
@@ -128,13 +136,15 @@ def _stamp(archive: Path | bytes) -> tuple[int, int, int, int, int, int] | None:
 def hooks_archive(complete: bytes) -> bytes:
     """The hooks archive of the archive whose bytes are ``complete``: the same format,
     shebang and member times, holding only the members lichhook.coldstart.HOOK_MEMBERS
-    names (what hooks and wait ops import); it reaches the rest in the complete archive
+    names (what hooks and wait ops import), their bytecode joined in one member
+    (lichhook.coldstart.joined); it reaches the rest in the complete archive
     beside it."""
     from lichhook.coldstart import HOOK_MEMBERS
+    from lichhook.coldstart.joined import join_bytecode
 
     shebang, files = members(complete)
     hot = {name: data for name, data in files.items() if name.startswith(HOOK_MEMBERS)}
-    return archive_bytes(hot, shebang, _stamp(complete))
+    return archive_bytes(join_bytecode(hot), shebang, _stamp(complete))
 
 
 def recompiled(archive: Path) -> bytes:
@@ -157,12 +167,22 @@ def recompile(archive: Path, out: Path) -> Path:
 
 
 def bytecode_of(files: Mapping[str, bytes]) -> bytes | None:
-    """The magic number of the bytecode beside every ``.py`` of ``files``, or None when a
-    ``.py`` has no ``.pyc`` or they are for different Pythons."""
+    """The magic number of the bytecode beside every ``.py`` of ``files`` (a hooks
+    archive's joined in one member), or None when a ``.py`` has no bytecode or they are
+    for different Pythons."""
+    from lichhook.coldstart.joined import joined_members
+
+    joined: dict[str, bytes] = {}
+    if JOINED in files:
+        magic, names = joined_members(files[JOINED])
+        joined = dict.fromkeys(names, magic)
     magics = set()
     for name in files:
         if name.endswith(".py"):
             pyc = files.get(name[:-3] + ".pyc")
+            if pyc is None and name[:-3] + ".pyc" in joined:
+                magics.add(joined[name[:-3] + ".pyc"])
+                continue
             if pyc is None or len(pyc) < 4:
                 return None
             magics.add(pyc[:4])
@@ -188,10 +208,13 @@ def serves(copy: Path, source: Path, magic: bytes) -> bool:
 
 
 def bytecode_magic(archive: Path) -> bytes | None:
-    """The magic number of ``archive``'s bytecode, or None when it carries none."""
+    """The magic number of ``archive``'s bytecode (a hooks archive's joined bytecode's),
+    or None when it carries none."""
     try:
-        with zipfile.ZipFile(archive) as zf, zf.open(PROBE_MEMBER) as member:
-            magic = member.read(4)
+        with zipfile.ZipFile(archive) as zf:
+            probe = PROBE_MEMBER if PROBE_MEMBER in zf.NameToInfo else JOINED
+            with zf.open(probe) as member:
+                magic = member.read(4)
     except (OSError, KeyError, zipfile.BadZipFile):
         return None
     return magic if len(magic) == 4 else None

@@ -117,18 +117,18 @@ def test_shell_reference_runs_where_sh_and_curl_exist(bench_run):
 
 def test_a_report_the_server_never_got_fails_the_case():
     bench = load_bench()
-    server = bench.start_standin()
+    server = bench.QuickLich(token=bench.TOKEN, session_id=bench.LICH_SESSION)
     try:
         check = bench.report_check(server, "claude", "abc", "")
         ran = subprocess.run([sys.executable, "-c", "pass"], stdout=subprocess.PIPE)
         assert check(ran) == "no report arrived"
     finally:
-        server.stop()
+        server.close()
 
 
 def test_a_refused_or_wrong_report_fails_the_case(pyz, base_env):
     bench = load_bench()
-    server = bench.start_standin()
+    server = bench.QuickLich(token=bench.TOKEN, session_id=bench.LICH_SESSION)
     try:
         check = bench.report_check(server, "codex", "abc", "")
         lich = dict(base_env, LICH_PORT=str(server.port), LICH_TOKEN=bench.TOKEN, LICH_SESSION_ID=bench.LICH_SESSION)
@@ -142,4 +142,4 @@ def test_a_refused_or_wrong_report_fails_the_case(pyz, base_env):
         refused = check(hook("codex", dict(lich, LICH_TOKEN="not-the-token")))
         assert refused.startswith("report refused (401"), refused
     finally:
-        server.stop()
+        server.close()

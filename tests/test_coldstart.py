@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from lichhook.adapter import SUBCOMMANDS, provider_id_ok, verdict_of
 from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
 from lichhook import coldstart
-from lichhook.coldstart import fastjson, spans
+from lichhook.coldstart import fastjson, joined, spans
 from lichhook.jsonint import json_int
 
 QUICK = settings(max_examples=200, deadline=None)
@@ -333,6 +333,95 @@ def test_zipload_loads_every_module_as_zipimport_does(pyz, base_env):
         assert loader == "OneRead" or name in ("lichhook", "lichhook.coldstart"), name
 
 
+JOINED_LOADED = textwrap.dedent("""
+    import json, marshal, pkgutil, sys, zipimport
+    pyz, fast, hooks = sys.argv[1], sys.argv[2] == "fast", sys.argv[3]
+    main = {"__name__": "probe"}
+    exec(zipimport.zipimporter(hooks).get_code("__main__"), main)  # the hooks archive's own
+    joined = zipimport.zipimporter(hooks).get_data(main["JOINED"])
+    served = sorted(marshal.loads(joined[8:8 + int.from_bytes(joined[4:8], "little")]))
+    sys.path.insert(0, pyz)
+    if fast:
+        assert main["serve"](pyz) and type(sys.meta_path[0]).__name__ == "Joined"
+    out = {}
+    for name in served:
+        module = __import__(name, fromlist=["_"])
+        spec, loader = module.__spec__, module.__loader__
+        out[name] = [module.__file__, module.__package__, list(getattr(module, "__path__", [])),
+                     sorted(k for k, v in vars(module).items()
+                            if not k.startswith("__") and type(v) is not type(sys)),
+                     spec.origin, spec.cached, spec.has_location, spec.parent, loader.archive, loader.prefix,
+                     loader.get_filename(name), loader.is_package(name), loader.get_source(name),
+                     getattr(module, "__cached__", None), type(loader).__name__]
+    out["data"] = pkgutil.get_data("lichhook.adapters", "claude.py").decode()[:40]
+    import importlib.resources
+    out["files"] = importlib.resources.files("lichhook.contracts").joinpath("session_state.py").read_text()[:60]
+    print(json.dumps(out))
+""")
+
+
+def test_joined_bytecode_loads_every_module_as_zipimport_does(copy_folder, base_env):
+    """The hooks archive's modules, served from its joined bytecode, against the same
+    modules zipimport loads from the complete archive's .pyc members."""
+    hooks, complete = copy_folder / "hooks.pyz", copy_folder / "lichhook.pyz"
+    plain, fast = (json.loads(subprocess.run([sys.executable, "-I", "-S", "-c", JOINED_LOADED, str(archive), way,
+                                              str(hooks)], env=base_env, capture_output=True, check=True,
+                                             timeout=60).stdout.replace(str(archive).encode(), b"ARCHIVE"))
+                   for archive, way in ((complete, "plain"), (hooks, "fast")))
+    assert len(plain) > 40 and plain.keys() == fast.keys()
+    assert {"lichhook", "lichhook.cli", "lichhook.report", "lichhook.adapters", "lichhook.coldstart",
+            "lichhook.contracts.session_state"} <= plain.keys()
+    for name in plain:
+        if name in ("data", "files"):
+            assert plain[name] == fast[name], name
+            continue
+        assert fast[name][:-1] == plain[name][:-1], name
+        assert (plain[name][-1], fast[name][-1]) == ("zipimporter", "Joined"), name
+
+
+def test_the_hooks_archive_holds_its_modules_joined_and_every_source(pyz, tmp_path):
+    from pathlib import Path
+
+    from lichhook.archive import bytecode_magic, bytecode_of, hooks_archive, members
+
+    _, files = members(hooks_archive(Path(pyz).read_bytes()))
+    _, complete = members(Path(pyz).read_bytes())
+    assert [n for n in files if n.endswith(".pyc")] == ["__main__.pyc"]
+    assert files["__main__.py"] == complete[joined.SOURCE]  # this module runs it
+    assert files["__main__.pyc"] == complete[joined.SOURCE + "c"]
+    assert next(iter(files)) == joined.JOINED  # first, found without the table of contents
+    assert bytecode_of(files) == bytecode_of(complete) is not None  # install and doctor read it so
+    hooks = tmp_path / "hooks.pyz"
+    hooks.write_bytes(hooks_archive(Path(pyz).read_bytes()))
+    assert bytecode_magic(hooks) == bytecode_magic(pyz) is not None
+    # Every module keeps its source, for another Python and for tracebacks.
+    hot = [n for n in complete if n.startswith(coldstart.HOOK_MEMBERS)]
+    assert sorted(n for n in hot if n.endswith(".py") and n != "__main__.py") == \
+        sorted(n for n in files if n.endswith(".py") and n != "__main__.py")
+
+
+def test_joined_bytecode_for_another_python_is_not_served(pyz, tmp_path, base_env):
+    """A hooks archive whose joined bytecode is for another Python runs from its sources."""
+    from pathlib import Path
+
+    from lichhook.archive import archive_bytes, hooks_archive, members
+
+    shebang, files = members(hooks_archive(Path(pyz).read_bytes()))
+    files[joined.JOINED] = (3413).to_bytes(2, "little") + b"\r\n" + files[joined.JOINED][4:]
+    other = tmp_path / "hooks.pyz"
+    other.write_bytes(archive_bytes(files, shebang))
+    probe = ("import sys, zipimport; main = {'__name__': 'probe'}; "
+             "exec(zipimport.zipimporter(sys.argv[1]).get_code('__main__'), main); "
+             "assert not main['serve'](sys.argv[1]); sys.path.insert(0, sys.argv[1]); "
+             "import lichhook.report; print(lichhook.report.__file__)")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(other)], env=base_env, capture_output=True,
+                          check=True, timeout=60)
+    assert done.stdout.decode().strip().endswith("report.py")
+    version = subprocess.run([sys.executable, "-I", "-S", str(other), "--version"], env=base_env,
+                             capture_output=True, check=True, timeout=60)
+    assert version.stdout.startswith(b"lichhook ")
+
+
 def test_zipload_changes_nothing_outside_an_archive():
     hooks = list(sys.path_hooks)
     assert coldstart.zipload() is False  # run from the checkout: no archive to serve
@@ -468,6 +557,15 @@ def test_a_vanished_stdout_reader_is_not_an_error(pyz, base_env, tmp_path):
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (0, b"")
+
+
+def test_only_an_exit_handler_registered_asks_for_the_orderly_exit(pyz, base_env):
+    # atexit not imported at all means no handler: the answer without importing it.
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); from lichhook.coldstart import only_own_code_ran as own; "
+             "a = own(); import atexit; b = own(); atexit.register(print); print(a, b, own())")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(pyz)], env=base_env, capture_output=True,
+                          check=True, timeout=60)
+    assert done.stdout.split()[:3] == [b"True", b"True", b"False"]
 
 
 def test_a_plugins_exit_handler_still_runs(pyz, base_env, tmp_path):

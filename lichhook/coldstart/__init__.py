@@ -19,6 +19,8 @@ equal to that plain way:
   them twice;
 - ``fastjson`` (a module of its own: the no-op path does without it): ``json.loads`` and
   ``json.dumps`` over ``_json``, without importing ``json``;
+- ``joined`` (a module of its own, run as the hooks archive's ``__main__``): the hooks
+  archive's modules served from their bytecode joined in one member, without zipimport;
 - ``spans`` (a module of its own, for the wait ops alone): ``json.loads`` that also says
   where each entry of the waits store is spelt, so that an op copies back the entries it
   did not change instead of encoding them again.
@@ -114,8 +116,9 @@ def only_own_code_ran() -> bool:
     interpreter's orderly exit) and nothing registered an exit handler."""
     if "lichhook.host" in sys.modules:
         return False
-    import atexit
-
+    atexit = sys.modules.get("atexit")
+    if atexit is None:  # no code imported it, so none registered an exit handler
+        return True
     count = getattr(atexit, "_ncallbacks", None)
     return count is not None and count() == 0
 
