@@ -324,7 +324,9 @@ def test_omp_module_subscribes_to_nothing_outside_lich(modules):
 # -- both ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("runtime", ["node", "bun"])
+# Bun (which runs opencode and omp) comes with the pinned harnesses, so its case runs with
+# the end-to-end suite, after the cache is installed.
+@pytest.mark.parametrize("runtime", ["node", pytest.param("bun", marks=pytest.mark.e2e)])
 def test_what_is_queued_when_the_harness_exits_still_goes(modules, tmp_path, runtime):
     """The harness may exit right after its last event, while lichhook still runs for an
     earlier one: what waits its turn starts then, with its whole stdin, and the files
