@@ -30,11 +30,6 @@ def registrations(descriptor: Descriptor) -> List[Registration]:
             for event, words, matcher, timeout in descriptor.registration_rows]
 
 
-def events(descriptor: Descriptor) -> List[str]:
-    """The events the installer registers, each once, in the descriptor's order."""
-    return list(dict.fromkeys(r.event for r in registrations(descriptor)))
-
-
 def earlier_words(descriptor: Descriptor, registration: Registration) -> Tuple[Tuple[str, ...], ...]:
     """Other command words an earlier release wrote for this registration: the bare
     ``<provider>``, which every earlier release registered on the start event, for the
