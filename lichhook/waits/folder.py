@@ -5,8 +5,8 @@ Everything that touches the folder goes through here: the ``wait`` command and t
 tool (through ``api.run_op`` and ``transaction``) and the Claude Code hooks (through
 ``for_hooks``, which only reads, apart from the Stop hook's own counters). The hooks'
 side (the checks, recognising the folder, reading the mirrors, the counters) is
-``lichhook.waits.view``, which a hook imports without this module; it repeats the names
-below, and ``tests/test_waits_folder.py`` holds them equal::
+``lichhook.waits.view``, which a hook imports without this module; the layout's names
+are spelt there, once, and this module takes them from it::
 
     <waits folder>/               owned by the user, writable by nobody else; made 0700
       lichhook-waits.json         the marker: {"lichhook": "waits", "format": 1}
@@ -46,8 +46,10 @@ import os
 from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
 from lichhook.diskio import Dir, NotAFile, temporary_target
 from lichhook.waits.view import (  # noqa: F401 - the hooks' side, part of this module's interface
-    FolderRefused, FolderView, IndexName, MirrorError, SessionWaits, Wait, _clean_stale, _json_or_none, _kind,
-    _not_a_file_sentence, _open_root, _valid_session, for_hooks, parse_index, parse_session,
+    BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MAX_SMALL_FILE,
+    MIRROR_SUFFIX, OWN_TOP, QUEUE, SESSIONS, STALE_SECONDS, STOPS, STORE, FolderRefused, FolderView, IndexName,
+    MirrorError, SessionWaits, Wait, _clean_stale, _json_or_none, _kind, _not_a_file_sentence, _open_root,
+    _valid_session, for_hooks, parse_index, parse_session,
 )
 
 TYPE_CHECKING = False
@@ -56,30 +58,10 @@ if TYPE_CHECKING:
 
     from lichhook.waits.lock import Turn
 
-MARKER = "lichhook-waits.json"
-FOLDER_FORMAT = 1
-STORE = "store.json"
-LOCK = "store.lock"
-DIRTY = "store.dirty"
-BROKEN = "store.broken"
-INDEX = "index.json"
-SESSIONS = "sessions"
-STOPS = "stops"
-QUEUE = "queue"
-MIRROR_SUFFIX = ".json"
-COUNTER_SUFFIX = ".count"
-
-# Every name a lichhook release has written at the top of the folder.
-OWN_TOP = frozenset([MARKER, STORE, LOCK, DIRTY, BROKEN, INDEX, SESSIONS, STOPS, QUEUE])
 # Top-level files written under the lock: a temporary of one of them outlives only its writer.
 _LOCKED_TOP_FILES = (STORE, BROKEN, INDEX)
 
 LOCK_TIMEOUT = 10.0
-MAX_MIRROR_BYTES = 8 << 20  # far above any real mirror; a bound for a hostile one
-MAX_SMALL_FILE = 4096  # the marker, store.broken, a counter
-# A Stop hook's counter temporary older than this lost its writer: Claude Code ends a hook
-# after its timeout (60 s unless set; install sets 10 s).
-STALE_SECONDS = 120.0
 
 # store.json (format 1):
 #   {"format": 1,

@@ -13,9 +13,9 @@ builds the ops on this module; a hook imports this one alone, which is half the 
 - ``store.broken``, the refusal the ops keep while the store is unusable;
 - ``stops/<session id>.count``, the Stop hook's refusals in a row.
 
-The names below are ``lichhook.waits.folder``'s, repeated so that a hook need not import
-it; ``tests/test_waits_folder.py`` holds the two equal, and holds what this module reads
-equal to what ``folder`` writes.
+The layout's names are spelt here, once (``folder`` takes them from this module, and
+draws the whole layout in its docstring); ``tests/test_waits_folder.py`` holds what this
+module reads equal to what ``folder`` writes.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
@@ -26,7 +26,7 @@ import sys
 from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
 from lichhook.diskio import Dir, NotAFile, temporary_target
 
-# The layout, as lichhook.waits.folder defines it.
+# The layout (drawn in lichhook.waits.folder's docstring).
 MARKER = "lichhook-waits.json"
 FOLDER_FORMAT = 1
 STORE = "store.json"
@@ -39,9 +39,12 @@ STOPS = "stops"
 QUEUE = "queue"
 MIRROR_SUFFIX = ".json"
 COUNTER_SUFFIX = ".count"
+# Every name a lichhook release has written at the top of the folder.
 OWN_TOP = frozenset([MARKER, STORE, LOCK, DIRTY, BROKEN, INDEX, SESSIONS, STOPS, QUEUE])
-MAX_MIRROR_BYTES = 8 << 20
-MAX_SMALL_FILE = 4096
+MAX_MIRROR_BYTES = 8 << 20  # far above any real mirror; a bound for a hostile one
+MAX_SMALL_FILE = 4096  # the marker, store.broken, a counter
+# A Stop hook's counter temporary older than this lost its writer: Claude Code ends a hook
+# after its timeout (60 s unless set; install sets 10 s).
 STALE_SECONDS = 120.0
 
 
