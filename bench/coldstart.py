@@ -208,11 +208,20 @@ def archive_adapters(pyz: Path) -> dict:
         "    out[provider] = {'sample': sample, 'verdict': a.verdict or '', 'id': a.session_id(sample, {})}\n"
         "print(json.dumps(out))\n"
     )
-    done = subprocess.run([sys.executable, "-I", "-c", code, str(pyz)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          check=False)
+    ok, out = ask_archive(code, pyz)
+    if not ok:
+        raise SystemExit(f"coldstart: cannot read the adapters from {pyz}:\n{out}")
+    return out
+
+
+def ask_archive(code: str, pyz: Path, *args: str) -> tuple:
+    """Run ``code`` (which prints one JSON value) with ``pyz`` and ``args`` as its
+    arguments: (True, the value) or (False, its stderr)."""
+    done = subprocess.run([sys.executable, "-I", "-c", code, str(pyz), *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"coldstart: cannot read the adapters from {pyz}:\n{done.stderr.decode(errors='replace')}")
-    return json.loads(done.stdout)
+        return False, done.stderr.decode(errors="replace")
+    return True, json.loads(done.stdout)
 
 
 def report_check(lich, provider: str, expected_id: str, verdict: str):
@@ -467,11 +476,8 @@ def archive_lives(pyz: Path, folder: Path) -> dict:
         "    out[provider] = import_module('lichhook.adapters.' + module).ADAPTER.life(folder)\n"
         "print(json.dumps(out))\n"
     )
-    done = subprocess.run([sys.executable, "-I", "-c", code, str(pyz), str(folder)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, check=False)
-    if done.returncode != 0:
-        return {}
-    return json.loads(done.stdout)
+    ok, out = ask_archive(code, pyz, str(folder))
+    return out if ok else {}
 
 
 def events_check(lich, session: str, verdict: str, contracts: tuple):
