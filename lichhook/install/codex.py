@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from lichhook.install import codextrust, entries, files, harness, jsonmerge, tomlconfig
+from lichhook.install import codextrust, entries, files, harness, jsonmerge, quoting, tomlconfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -196,9 +196,7 @@ class Codex(harness.EntryHarness):
 
 def _subcommand(handler: dict, target: Target) -> str:
     """lichhook's words after the archive in a handler's command, for naming it."""
-    from lichhook.install.harness import split_words
-
-    words = split_words(handler.get("command") or "") or []
+    words = quoting.split_words(handler.get("command") or "") or []
     for i, word in enumerate(words):
         if target.archive_of(word):
             return " ".join(words[i + 1:]) or "?"

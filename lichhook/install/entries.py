@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.quoting import split_words
 from lichhook.install.target import INTERPRETER_FLAGS
 
 TYPE_CHECKING = False
@@ -101,8 +102,6 @@ class Line(Field):
                 return shlex.split(text)
             except ValueError:
                 return None
-        from lichhook.install.harness import split_words
-
         return split_words(text)
 
     def _parts(self, text: Optional[str], target: Target) -> Optional[tuple]:

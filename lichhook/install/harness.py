@@ -7,7 +7,7 @@ import os
 import shutil
 import sys
 
-from lichhook.install import entries, files, jsonmerge
+from lichhook.install import entries, files, jsonmerge, quoting
 from lichhook.install.jsonmerge import ConfigError
 
 TYPE_CHECKING = False
@@ -342,34 +342,9 @@ def _first_operand(words: Sequence) -> Optional[str]:
 
 
 def split_line(text: str) -> tuple:
-    """(python, archive) from a command line lichhook wrote in any of its forms: the
-    PowerShell form (``& '...' '...'``), the PowerShell-and-cmd form (a bare Windows
-    program path first, then bare words and double quotes), or a POSIX line; the
-    interpreter's options between the two are skipped."""
-    words = split_words(text)
+    """(python, archive) from a command line lichhook wrote in any of its forms
+    (``quoting.split_words``); the interpreter's options between the two are skipped."""
+    words = quoting.split_words(text)
     if words is None or len(words) < 2:
         return None, None
     return words[0], _first_operand(words[1:])
-
-
-def split_words(text: str) -> Optional[list]:
-    """Every word of a command line in any of lichhook's forms (see ``split_line``), or
-    None when it does not split."""
-    from lichhook.install import quoting
-
-    text = text.strip()
-    first = text.split(None, 1)[0] if text else ""
-    if text.startswith("& "):
-        words = quoting.split_ps(text) or []
-    elif "\\" in first and not any(q in first for q in "'\""):
-        # POSIX lines lichhook writes never start with a bare backslash: on Windows they
-        # use forward slashes, and elsewhere a backslash is quoted.
-        words = quoting.split_dual(text)
-    else:
-        import shlex
-
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            return None
-    return words

@@ -229,3 +229,26 @@ def split_dual(line: str) -> list:
     if started:
         words.append("".join(current))
     return words
+
+
+def split_words(text: str) -> Optional[list]:
+    """Every word of a command line in any of the forms lichhook writes: the PowerShell
+    form (``& '...' '...'``), the PowerShell-and-cmd form (a bare Windows program path
+    first, then bare words and double quotes), or a POSIX line; None when it does not
+    split."""
+    text = text.strip()
+    first = text.split(None, 1)[0] if text else ""
+    if text.startswith("& "):
+        words = split_ps(text) or []
+    elif "\\" in first and not any(q in first for q in "'\""):
+        # POSIX lines lichhook writes never start with a bare backslash: on Windows they
+        # use forward slashes, and elsewhere a backslash is quoted.
+        words = split_dual(text)
+    else:
+        import shlex
+
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            return None
+    return words

@@ -187,10 +187,8 @@ class Target:
     def owns(self, text: str) -> bool:
         """Whether ``text`` (command strings joined by newlines, as an entry holds them)
         runs one of lichhook's archive copies."""
-        from lichhook.install.harness import split_words
-
         for line in text.split("\n"):
-            words = split_words(line) or []
+            words = quoting.split_words(line) or []
             if any(self.archive_of(w) for w in [line, *words]):
                 return True
         return False
