@@ -15,7 +15,7 @@ and every tool call.
 import os
 import time
 
-from lichhook.coldstart import builtin_adapter, builtin_module, builtin_verdict, write_stdout
+from lichhook.coldstart import write_stdout
 from lichhook.debug import Debug
 
 TYPE_CHECKING = False
@@ -32,11 +32,54 @@ HOOK_SECONDS = 1.0
 POST_FLOOR_SECONDS = 0.1
 
 
+# A built-in adapter without the pluggy host, when nothing can replace it.
+#
+# The host imports pluggy and every built-in adapter, and may scan installed entry points:
+# several milliseconds a hook does not need when the provider is built in and the plugin
+# folder holds no plugin file (only a plugin-folder adapter may replace a built-in). Then
+# the adapter comes straight from its module, the very object the host would give;
+# outside lich even that module is not loaded, since the verdict (from the harness's
+# descriptor) is all there is to print.
+
+HOST = ""  # builtin_module's answer when the pluggy host must decide
+
+
+def builtin_module(provider: str, environ: "Mapping[str, str]") -> str:
+    """The module of the built-in adapter that serves ``provider`` unaided, or HOST when the
+    pluggy host must decide: not a built-in, or the plugin folder holds plugin files (which
+    may replace it) or is refused."""
+    from lichhook.adapters import BUILTIN
+    from lichhook.paths import plugin_dir, plugin_files
+
+    module = BUILTIN.get(provider, HOST)
+    if module:
+        folder = plugin_dir(environ)
+        if folder is None or plugin_files(folder):
+            return HOST
+    return module
+
+
+def builtin_adapter(module: str) -> object:
+    """The ADAPTER of ``lichhook.adapters.<module>``, a name builtin_module gave."""
+    from importlib import import_module
+
+    return import_module(f"lichhook.adapters.{module}").ADAPTER
+
+
+def builtin_verdict(provider: str, event: "str | None" = None) -> str:
+    """What the built-in hook for ``provider`` prints for ``event`` (None: the bare
+    command), from its harness's descriptor, without loading the adapter's module."""
+    from lichhook.adapters import BY_PROVIDER
+
+    descriptor = BY_PROVIDER.get(provider)
+    return descriptor.verdict(event) if descriptor is not None else ""
+
+
 def resolve_adapter(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object:
     """The adapter for ``provider``, or None.
 
     A built-in provider with no plugin files in the plugin folder is served straight
-    from its module (lichhook.coldstart); anything else goes through the host.
+    from its module (builtin_module); anything else goes through the host.
     """
     module = builtin_module(provider, environ)
     return builtin_adapter(module) if module else _hosted(provider, environ, debug)

@@ -10,8 +10,6 @@ equal to that plain way:
   lichhook's own code ran;
 - folders: platformdirs' user config and state folders on Linux and macOS, without
   importing platformdirs;
-- resolve: a built-in adapter without pluggy when no plugin can replace it, and its
-  verdict outside lich without loading its module;
 - stdin: reading stdin until a deadline without importing ``select``;
 - hooks archive: the registered hooks run an archive holding only the modules hooks and
   wait ops import, and reach the rest in the complete archive beside it;
@@ -25,7 +23,7 @@ equal to that plain way:
   where each entry of the waits store is spelt, so that an op copies back the entries it
   did not change instead of encoding them again.
 
-The first six share this one module because every hot command needs them and each
+The first five share this one module because every hot command needs them and each
 module a command imports costs about 0.1 ms of the import machinery, whatever it holds
 (docs/performance.md measures it).
 
@@ -153,49 +151,6 @@ def user_config_dir(environ: "Mapping[str, str]" = os.environ) -> str:
 def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_state_dir("lichhook", appauthor=False)."""
     return _folder(environ, "state", "XDG_STATE_HOME", "~/.local/state")
-
-
-# --- resolve: a built-in adapter without the pluggy host, when nothing can replace it ------
-#
-# The host imports pluggy and every built-in adapter, and may scan installed entry points:
-# several milliseconds a hook does not need when the provider is built in and the plugin
-# folder holds no plugin file (only a plugin-folder adapter may replace a built-in). Then
-# the adapter comes straight from its module, the very object the host would give;
-# outside lich even that module is not loaded, since the verdict (from the harness's
-# descriptor) is all there is to print.
-
-HOST = ""  # builtin_module's answer when the pluggy host must decide
-
-
-def builtin_module(provider: str, environ: "Mapping[str, str]") -> str:
-    """The module of the built-in adapter that serves ``provider`` unaided, or HOST when the
-    pluggy host must decide: not a built-in, or the plugin folder holds plugin files (which
-    may replace it) or is refused."""
-    from lichhook.adapters import BUILTIN
-    from lichhook.paths import plugin_dir, plugin_files
-
-    module = BUILTIN.get(provider, HOST)
-    if module:
-        folder = plugin_dir(environ)
-        if folder is None or plugin_files(folder):
-            return HOST
-    return module
-
-
-def builtin_adapter(module: str) -> object:
-    """The ADAPTER of ``lichhook.adapters.<module>``, a name builtin_module gave."""
-    from importlib import import_module
-
-    return import_module(f"lichhook.adapters.{module}").ADAPTER
-
-
-def builtin_verdict(provider: str, event: "str | None" = None) -> str:
-    """What the built-in hook for ``provider`` prints for ``event`` (None: the bare
-    command), from its harness's descriptor, without loading the adapter's module."""
-    from lichhook.adapters import BY_PROVIDER
-
-    descriptor = BY_PROVIDER.get(provider)
-    return descriptor.verdict(event) if descriptor is not None else ""
 
 
 # --- stdin: reading until a deadline, without importing select -----------------------------
