@@ -1,8 +1,10 @@
 """lichhook: report coding-agent sessions to lich from one cross-platform zipapp.
 
-Plugins write ``from lichhook import hookimpl``. The markers are built on first use,
-not at import, because the hot report path imports this package and must not pay
-for pluggy when no plugin is in play.
+This is the face plugins import (``from lichhook import Adapter, Report, hookimpl``),
+so it stands above the modules it names and none of lichhook's modules imports it.
+Each name is loaded on first use, not at import: Python runs this file before any
+module of the package, on the hot report path too, which must not pay for pluggy
+when no plugin is in play.
 """
 
 __all__ = ["Adapter", "Event", "Report", "__version__", "hookimpl", "hookspec"]

@@ -12,9 +12,10 @@ if TYPE_CHECKING:  # typing costs the hooks that print commands about 8 ms
 
 def running_archive() -> "Optional[str]":
     """The absolute path of the .pyz this code runs from, or None when run from source."""
-    import lichhook
-
-    archive = getattr(getattr(lichhook, "__loader__", None), "archive", None)
+    # The package, read where Python keeps it (it is imported before any module in it)
+    # rather than imported: lichhook/__init__.py is the face plugins import, above every
+    # module of lichhook, and no module below it imports it back.
+    archive = getattr(getattr(sys.modules["lichhook"], "__loader__", None), "archive", None)
     return os.path.abspath(archive) if archive else None
 
 

@@ -250,8 +250,7 @@ def reach_complete_archive() -> None:
     """When this run started from a hooks archive, let imports find what it does not
     hold in the complete archive beside it: lichhook's other modules, and the packages
     vendored at the top (pluggy, platformdirs, tomlkit)."""
-    import lichhook
-
+    lichhook = sys.modules["lichhook"]  # the package's face, already imported (see selfcmd)
     archive = getattr(getattr(lichhook, "__loader__", None), "archive", None)
     if not archive or os.path.basename(archive) != HOOKS_ARCHIVE:
         return
@@ -300,9 +299,7 @@ class OneRead(zipimport.zipimporter):
 def zipload() -> bool:
     """From now on, load what lichhook's own archive holds with OneRead; False (and
     nothing changed) when lichhook does not run from an archive."""
-    import lichhook
-
-    loader = getattr(lichhook, "__loader__", None)
+    loader = getattr(sys.modules["lichhook"], "__loader__", None)
     archive = getattr(loader, "archive", None)
     if _module_code is None or type(loader) is not zipimport.zipimporter or not isinstance(archive, str):
         return False
