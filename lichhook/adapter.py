@@ -10,6 +10,8 @@ runtime classes, imported by every hook.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+from lichhook.contracts import START, STATE, TITLE, TOUCHED
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Container, Dict, Iterable, List, Mapping, Optional
@@ -38,7 +40,6 @@ SUBCOMMANDS = frozenset(
     }
 )
 
-START, STATE, TITLE, TOUCHED = "session-start", "session-state", "session-title", "session-touched"
 
 
 class Report:

@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 from typing import List, Optional, Tuple
 
+from lichhook import contracts
 from lichhook.adapters import BUILTIN as BUILTIN_PROVIDERS
 from lichhook.debug import Debug
 from lichhook.host import all_adapters
@@ -118,12 +119,12 @@ def sent(report: Report) -> str:
             return f"{report.contract or '?'} {report.body[:60]!r}"
         return f"{report.contract or '?'} {json.dumps(body)[:70]}"
     a = report.accepted
-    if report.contract == "session-start":
+    if report.contract == contracts.START:
         return f"start {a['provider_session_id']}"
-    if report.contract == "session-state":
+    if report.contract == contracts.STATE:
         words = [a["state"]] + [f"{k}={a[k]}" for k in ("tool", "detail", "reason") if a[k]]
         return "  ".join(words)
-    if report.contract == "session-title":
+    if report.contract == contracts.TITLE:
         return f"title {a['title']!r}"
     return "touched"
 

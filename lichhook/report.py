@@ -165,7 +165,7 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
     if not reports:
         debug(f"{label}: nothing to report for this payload; nothing sent")
         return
-    send(label, provider, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS))
+    send(label, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS))
 
 
 def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Report]":
@@ -182,22 +182,28 @@ def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Rep
     return list(adapter.reports(event))  # type: ignore[attr-defined]
 
 
-def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,
+def send(label: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,
          deadline: float) -> None:
-    """Send each report, in order, each in what is left of ``deadline``; a title only when
-    it is not the card's last, recorded once lich took it."""
+    """Send each report, in order, each in what is left of ``deadline``, as its contract
+    builds it (``lichhook.contracts.outgoing``); a title it sets is recorded as the card's
+    once lich took it."""
     from lichhook import client
-    from lichhook.contracts import BODY_LIMIT
+    from lichhook.adapter import Report
+    from lichhook.contracts import BODY_LIMIT, outgoing
 
     for item in reports:
         try:
-            built = body(item, provider, target, event)
+            if not isinstance(item, Report):
+                raise TypeError(f"{item!r} is not a lichhook.adapter.Report")
+            out = outgoing(item, target.session_id, event)
         except (TypeError, ValueError, AttributeError) as exc:
             debug(f"{label}: a report the adapter made is unusable ({exc}); not sent")
             continue
-        what, path, data = built
+        what, data = out.what, out.body
         if data is None:
             debug(f"{label}: {what}; not sent")
+            if out.title:
+                _keep(event, out.title)
             continue
         if len(data) > BODY_LIMIT:
             debug(f"{label}: {what}: body of {len(data)} bytes exceeds lich's {BODY_LIMIT}; not sent")
@@ -206,68 +212,15 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
         if timeout <= 0:
             debug(f"{label}: {what}: no time left before the hook's deadline; not sent")
             break
-        request = client.build_request(target.port, target.token, path, data)
+        request = client.build_request(target.port, target.token, out.path, data)
         try:
             status = client.post(target.port, request, timeout)
         except OSError as exc:
             debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
             continue
         debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, lich answered {status}")
-        if item.contract == "session-title" and status is not None and 200 <= status < 300:
-            _remember(event, item, label, debug)
-
-
-def body(item: "Report", provider: str, target: "LichTarget", event: "Event") -> tuple:
-    """(what, path, body) for one report; body None (and ``what`` saying why) when it is
-    not to be sent."""
-    from lichhook.adapter import Report
-    from lichhook.contracts import provider_session_id_problem
-
-    if not isinstance(item, Report):
-        raise TypeError(f"{item!r} is not a lichhook.adapter.Report")
-    session = target.session_id
-    sid = item.provider_session_id
-    if item.contract == "session-start":
-        from lichhook.contracts import session_start
-
-        if sid is None:
-            return "no session id in the payload", session_start.PATH, None
-        problem = provider_session_id_problem(sid)
-        if problem:
-            return f"session-start: {problem}", session_start.PATH, None
-        return f"session-start {shown(sid)}", session_start.PATH, session_start.body(session, sid, provider)
-    # Sent alongside when it is one lich would keep as it is; a report without it still counts.
-    alongside = sid if sid is not None and provider_session_id_problem(sid) is None else ""
-    if item.contract == "session-state":
-        from lichhook.contracts import session_state
-
-        fields = item.fields
-        data = session_state.body(session, fields.get("state", ""), fields.get("tool", ""), fields.get("detail", ""),
-                                  fields.get("reason", ""), alongside)
-        return f"session-state {fields.get('state')}", session_state.PATH, data
-    if item.contract == "session-title":
-        from lichhook.contracts import session_title
-
-        title = session_title.text(item.fields.get("title"))
-        if not title:
-            return "session-title: no title text", session_title.PATH, None
-        if title == event.last_title:
-            return "session-title: unchanged", session_title.PATH, None
-        if item.placeholder:
-            _keep(event, title)
-            what = f"session-title: {shown(title)} is the harness's placeholder, kept as the card's"
-            return what, session_title.PATH, None
-        return f"session-title {shown(title)}", session_title.PATH, session_title.body(session, title, alongside)
-    if item.contract == "session-touched":
-        from lichhook.contracts import session_touched
-
-        return "session-touched", session_touched.PATH, session_touched.body(session, alongside)
-    raise ValueError(f"unknown contract {item.contract!r}")
-
-
-def shown(text: str, limit: int = 60) -> str:
-    """``text`` for a debug line: quoted, and cut so a long one cannot flood stderr."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+        if out.title and status is not None and 200 <= status < 300:
+            _remember(event, out.title, label, debug)
 
 
 def _keep(event: "Event", title: str) -> None:
@@ -279,12 +232,11 @@ def _keep(event: "Event", title: str) -> None:
         pass
 
 
-def _remember(event: "Event", item: "Report", label: str, debug: Debug) -> None:
+def _remember(event: "Event", title: str, label: str, debug: Debug) -> None:
     from lichhook import titles
-    from lichhook.contracts.session_title import text
 
     try:
-        kept = titles.remember(event.environ, text(item.fields.get("title")))
+        kept = titles.remember(event.environ, title)
     except OSError as exc:
         kept = False
         debug(f"{label}: title not recorded ({type(exc).__name__}: {exc}); it may be sent again")

@@ -267,11 +267,11 @@ def describe(report: Report) -> str:
         line = f"{report.status} refused   {report.contract or '-'}: {report.verdict}"
     else:
         a = report.accepted
-        if report.contract == "session-start":
+        if report.contract == contracts.START:
             said = f"provider={a['provider']}  provider_session_id={a['provider_session_id']}"
-        elif report.contract == "session-state":
+        elif report.contract == contracts.STATE:
             said = a["state"] + "".join(f"  {k}={a[k]}" for k in ("tool", "detail", "reason") if a[k])
-        elif report.contract == "session-title":
+        elif report.contract == contracts.TITLE:
             said = f"title={a['title']}"
         else:
             said = ""
@@ -311,7 +311,7 @@ def main(argv: List[str]) -> int:
         print(f"lichhook listen: cannot listen on 127.0.0.1:{args.port}: {exc}; pick another --port", file=sys.stderr)
         return 2
     standin.start()
-    paths = ", ".join(contracts.module(name).PATH for name in contracts.MODULES)
+    paths = ", ".join(contracts.module(name).PATH for name in contracts.NAMES)
     print(f"lich stand-in listening on http://127.0.0.1:{standin.port}{paths}")
     print("Export these in the shell that runs a hook:")
     print(exports(standin), flush=True)

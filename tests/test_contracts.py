@@ -368,7 +368,7 @@ def test_builders_never_send_what_lich_refuses():
 
 
 def test_one_module_per_endpoint():
-    paths = {name: contracts.module(name).PATH for name in contracts.MODULES}
+    paths = {name: contracts.module(name).PATH for name in contracts.NAMES}
     assert paths == {"session-start": "/session-start", "session-state": "/hook", "session-title": "/session-title",
                      "session-touched": "/session-touched"}
     for name, path in paths.items():
@@ -383,3 +383,56 @@ def test_registry_is_lichs_current_one():
                     if contract == "session-start" and "accept" in c}
     if from_fixture:
         assert from_fixture == set(session_start.PROVIDERS)
+
+
+# --- each contract builds what is sent from an adapter's report -------------------------------
+
+def event(last_title=None):
+    from lichhook.adapter import Event
+
+    return Event("codex", "Stop", {}, {}, last_title=last_title, known=True)
+
+
+def test_each_report_kind_goes_to_its_own_contract_and_lich_takes_the_body():
+    from lichhook.adapter import Report
+
+    reports = [Report.start(UUID), Report.state("waiting", tool="Bash", detail="ls", reason="approve?"),
+               Report.title("Fix the build", UUID), Report.touched(UUID)]
+    assert [r.contract for r in reports] == list(contracts.NAMES)
+    for report in reports:
+        out = contracts.outgoing(report, "lich-1", event())
+        module = contracts.module(report.contract)
+        assert out.path == module.PATH and out.what.startswith(module.NAME)
+        accepted = module.parse(out.body)
+        assert accepted["session_id"] == "lich-1"
+    assert contracts.outgoing(reports[0], "lich-1", event()).title is None
+    assert contracts.outgoing(reports[2], "lich-1", event()).title == "Fix the build"
+
+
+def test_a_title_is_sent_once_and_a_placeholder_only_kept():
+    from lichhook.adapter import Report
+
+    same = contracts.outgoing(Report.title("Fix it"), "lich-1", event(last_title="Fix it"))
+    assert (same.body, same.title, same.what) == (None, None, "session-title: unchanged")
+    placeholder = contracts.outgoing(Report.title("New session", placeholder=True), "lich-1", event())
+    assert (placeholder.body, placeholder.title) == (None, "New session")
+    blank = contracts.outgoing(Report.title(" \n "), "lich-1", event())
+    assert (blank.body, blank.title) == (None, None)
+
+
+def test_a_start_without_a_usable_id_is_not_sent_and_says_why():
+    from lichhook.adapter import Report
+
+    assert contracts.outgoing(Report.start(None), "s", event()).what == "no session id in the payload"
+    refused = contracts.outgoing(Report.start("a/b"), "s", event())
+    assert refused.body is None and "'/'" in refused.what
+    # The others send an id lich would refuse not at all, and still count.
+    touched = contracts.outgoing(Report.touched("a/b"), "s", event())
+    assert json.loads(touched.body) == {"session_id": "s"}
+
+
+def test_an_unknown_contract_is_refused_by_name():
+    from lichhook.adapter import Report
+
+    with pytest.raises(ValueError, match="unknown contract 'session-stop'; lich's are session-start, "):
+        contracts.outgoing(Report("session-stop"), "s", event())

@@ -7,12 +7,13 @@
 | session-title | ``session_title`` | ``POST /session-title`` |
 | session-touched | ``session_touched`` | ``POST /session-touched`` |
 
-Each module owns its endpoint: the path, the body lichhook's client sends (``body``)
-and lich's own parse of a body (``parse``), which the stand-in applies. What every
-endpoint shares lives here: the body size lich reads, the release lichhook names in
-``X-Lich-Plugin``, lich's notion of white space, lichhook's rule for free text, and the
-rules for the harness session id a report carries (lich's ``opaqueID``, and lichhook's
-stricter one).
+Each module owns its endpoint: the path, what lichhook's client sends for an adapter's
+report (``outgoing``, which builds the ``body``) and lich's own parse of a body
+(``parse``), which the stand-in applies. What every endpoint shares lives here: the
+contracts' names (the one spelling each), the body size lich reads, the release
+lichhook names in ``X-Lich-Plugin``, lich's notion of white space, lichhook's rule for
+free text, and the rules for the harness session id a report carries (lich's
+``opaqueID``, and lichhook's stricter one).
 The report path imports this on every hook, so it stays small and imports nothing.
 """
 
@@ -21,7 +22,24 @@ The report path imports this on every hook, so it stays small and imports nothin
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Dict, Sequence
+    from typing import Any, Dict, Optional, Protocol, Sequence
+
+    class Asked(Protocol):
+        """A report as an adapter asks for it (``lichhook.adapter.Report``)."""
+
+        contract: str
+        fields: "Dict[str, Any]"
+        provider_session_id: "Optional[str]"
+        placeholder: bool
+
+    class Happened(Protocol):
+        """The event a report is made of (``lichhook.adapter.Event``), as far as a
+        contract reads it."""
+
+        provider: str
+
+        @property
+        def last_title(self) -> "Optional[str]": ...
 
 # The lich-plugin release whose contracts lichhook implements, sent as X-Lich-Plugin on
 # every request. 0.18 is the newest contract lich's range check vouches for
@@ -32,13 +50,10 @@ RELEASE = "0.18.0"
 # lich reads at most this many bytes of a body (hookBodyLimit) and cuts the rest.
 BODY_LIMIT = 4096
 
-# contract name -> its module under lichhook.contracts
-MODULES = {
-    "session-start": "session_start",
-    "session-state": "session_state",
-    "session-title": "session_title",
-    "session-touched": "session_touched",
-}
+# The contracts' names, as reports and the stand-in carry them; each one's module is
+# its name with "_" for "-" (``module``).
+START, STATE, TITLE, TOUCHED = "session-start", "session-state", "session-title", "session-touched"
+NAMES = (START, STATE, TITLE, TOUCHED)
 
 # Go's unicode.IsSpace, which lich's strings.TrimSpace strips (Python's str.strip also
 # takes U+001C..U+001F, which Go keeps).
@@ -94,19 +109,55 @@ def provider_session_id_problem(value: object) -> "str | None":
 
 
 def module(name: str) -> "ModuleType":
-    """The module of the contract called ``name`` (a key of MODULES)."""
+    """The module of the contract called ``name`` (one of NAMES), or ValueError."""
+    if name not in NAMES:
+        raise ValueError(f"unknown contract {name!r}; lich's are {', '.join(NAMES)}")
     from importlib import import_module
 
-    return import_module("lichhook.contracts." + MODULES[name])
+    return import_module("lichhook.contracts." + name.replace("-", "_"))
 
 
 def by_path(path: str) -> "ModuleType | None":
     """The module of the contract served at ``path``, or None."""
-    for name in MODULES:
+    for name in NAMES:
         found = module(name)
         if found.PATH == path:
             return found
     return None
+
+
+class Outgoing:
+    """What the report path does with one report: ``what`` names it in the debug line,
+    ``path`` is its endpoint, ``body`` what is sent (None: nothing is, and ``what`` says
+    why), and ``title`` the card title it sets, if any: recorded as the card's last once
+    lich takes the body, or at once when the body is None (the harness's placeholder)."""
+
+    __slots__ = ("what", "path", "body", "title")
+
+    def __init__(self, what: str, path: str, body: "Optional[bytes]", title: "Optional[str]" = None) -> None:
+        self.what = what
+        self.path = path
+        self.body = body
+        self.title = title
+
+
+def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
+    """What is sent for ``report`` (an adapter's, of ``event``) to the lich card
+    ``session_id``: its contract's module builds it. ValueError for an unknown contract."""
+    made: Outgoing = module(report.contract).outgoing(report, session_id, event)
+    return made
+
+
+def alongside(report: "Asked") -> str:
+    """The harness's session id to send alongside a report that does not require it:
+    the report's own when lich would keep it as it is, else none (the report still counts)."""
+    sid = report.provider_session_id
+    return sid if sid is not None and provider_session_id_problem(sid) is None else ""
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` for a debug line: quoted, and cut so a long one cannot flood stderr."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
 def encode(fields: "Dict[str, str]", provider_session_id: str = "") -> bytes:

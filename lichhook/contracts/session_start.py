@@ -10,13 +10,15 @@ docs/session-start.md.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.contracts import Rejected, decode, encode, lich_id_problem
+from lichhook.contracts import START, Outgoing, Rejected, decode, encode, lich_id_problem, provider_session_id_problem, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict
 
-NAME = "session-start"
+    from lichhook.contracts import Asked, Happened
+
+NAME = START
 PATH = "/session-start"
 FIELDS = ("session_id", "provider_session_id", "provider")
 
@@ -27,6 +29,18 @@ PROVIDERS = ("claude", "codex", "antigravity", "opencode", "omp", "crush", "curs
 def body(session_id: str, provider_session_id: str, provider: str) -> bytes:
     """What lichhook sends: exactly the three keys (never the retired ``claude_session_id``)."""
     return encode({"session_id": session_id, "provider_session_id": provider_session_id, "provider": provider})
+
+
+def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
+    """The session-start of ``report``: its harness session id is required, and must be
+    one lichhook sends (``provider_session_id_problem``)."""
+    sid = report.provider_session_id
+    if sid is None:
+        return Outgoing("no session id in the payload", PATH, None)
+    problem = provider_session_id_problem(sid)
+    if problem:
+        return Outgoing(f"{NAME}: {problem}", PATH, None)
+    return Outgoing(f"{NAME} {shown(sid)}", PATH, body(session_id, sid, event.provider))
 
 
 def parse(raw: bytes) -> "Dict[str, str]":

@@ -11,13 +11,15 @@ agent CLI's reports from the card's own). Wire details: docs/session-state.md.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.contracts import Rejected, decode, encode, lich_trim, one_line
+from lichhook.contracts import STATE, Outgoing, Rejected, alongside, decode, encode, lich_trim, one_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict
 
-NAME = "session-state"
+    from lichhook.contracts import Asked, Happened
+
+NAME = STATE
 PATH = "/hook"
 FIELDS = ("session_id", "state", "tool", "detail", "reason")
 STATES = ("busy", "done", "waiting", "idle")
@@ -42,6 +44,14 @@ def body(session_id: str, state: str, tool: object = "", detail: object = "", re
         if reason:
             fields["reason"] = reason
     return encode(fields, provider_session_id)
+
+
+def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
+    """The session-state of ``report``; ValueError for a state lich does not take."""
+    fields = report.fields
+    data = body(session_id, fields.get("state", ""), fields.get("tool", ""), fields.get("detail", ""),
+                fields.get("reason", ""), alongside(report))
+    return Outgoing(f"{NAME} {fields.get('state')}", PATH, data)
 
 
 def clamp(text: str) -> str:

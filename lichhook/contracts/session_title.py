@@ -9,13 +9,15 @@ for that card (``lichhook.titles``). Wire details: docs/session-title.md.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.contracts import Rejected, decode, encode, lich_trim, one_line
+from lichhook.contracts import TITLE, Outgoing, Rejected, alongside, decode, encode, lich_trim, one_line, shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict
 
-NAME = "session-title"
+    from lichhook.contracts import Asked, Happened
+
+NAME = TITLE
 PATH = "/session-title"
 FIELDS = ("session_id", "title")
 TITLE_LIMIT = 80  # code points; lich's own clients cut here too
@@ -31,6 +33,20 @@ def body(session_id: str, title: str, provider_session_id: str = "") -> bytes:
     if not title:
         raise ValueError("a title must not be empty")
     return encode({"session_id": session_id, "title": title}, provider_session_id)
+
+
+def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
+    """The session-title of ``report``: not sent when it has no text or is the card's
+    last title; the harness's placeholder is not sent but becomes the card's last, so
+    that only a later, different title goes out."""
+    title = text(report.fields.get("title"))
+    if not title:
+        return Outgoing(f"{NAME}: no title text", PATH, None)
+    if title == event.last_title:
+        return Outgoing(f"{NAME}: unchanged", PATH, None)
+    if report.placeholder:
+        return Outgoing(f"{NAME}: {shown(title)} is the harness's placeholder, kept as the card's", PATH, None, title)
+    return Outgoing(f"{NAME} {shown(title)}", PATH, body(session_id, title, alongside(report)), title)
 
 
 def parse(raw: bytes) -> "Dict[str, str]":

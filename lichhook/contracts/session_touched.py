@@ -8,13 +8,15 @@ docs/session-touched.md.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.contracts import Rejected, decode, encode
+from lichhook.contracts import TOUCHED, Outgoing, Rejected, alongside, decode, encode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict
 
-NAME = "session-touched"
+    from lichhook.contracts import Asked, Happened
+
+NAME = TOUCHED
 PATH = "/session-touched"
 FIELDS = ("session_id",)
 
@@ -22,6 +24,11 @@ FIELDS = ("session_id",)
 def body(session_id: str, provider_session_id: str = "") -> bytes:
     """What lichhook sends."""
     return encode({"session_id": session_id}, provider_session_id)
+
+
+def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
+    """The session-touched of ``report``."""
+    return Outgoing(NAME, PATH, body(session_id, alongside(report)))
 
 
 def parse(raw: bytes) -> "Dict[str, str]":
