@@ -22,24 +22,9 @@ The report path imports this on every hook, so it stays small and imports nothin
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Dict, Optional, Protocol, Sequence
+    from typing import Dict, Optional, Sequence
 
-    class Asked(Protocol):
-        """A report as an adapter asks for it (``lichhook.adapter.Report``)."""
-
-        contract: str
-        fields: "Dict[str, Any]"
-        provider_session_id: "Optional[str]"
-        placeholder: bool
-
-    class Happened(Protocol):
-        """The event a report is made of (``lichhook.adapter.Event``), as far as a
-        contract reads it."""
-
-        provider: str
-
-        @property
-        def last_title(self) -> "Optional[str]": ...
+    from lichhook.contracts.inputs import Asked, Happened
 
 # The lich-plugin release whose contracts lichhook implements, sent as X-Lich-Plugin on
 # every request. 0.18 is the newest contract lich's range check vouches for

@@ -17,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict
 
-    from lichhook.contracts import Asked, Happened
+    from lichhook.contracts.inputs import Asked, Happened
 
 NAME = STATE
 PATH = "/hook"
