@@ -22,26 +22,6 @@ PROVIDER_PATTERN = "^[a-z][a-z0-9_-]{0,31}$"
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _PROVIDER_CHARS = _LOWER | frozenset("0123456789_-")
 
-# Words the command line takes for itself; a provider can never be one of them.
-SUBCOMMANDS = frozenset(
-    {
-        "adapters",
-        "claude-code",
-        "codex-waits",
-        "demo",
-        "doctor",
-        "help",
-        "install",
-        "listen",
-        "mcp",
-        "uninstall",
-        "version",
-        "wait",
-    }
-)
-
-
-
 class Report:
     """One report for lich, as an adapter asks for it.
 
@@ -239,12 +219,13 @@ def provider_id_ok(provider: object) -> bool:
     )
 
 
-def adapter_problem(adapter: object) -> "Optional[str]":
-    """Say what is wrong with ``adapter``, or return None when the host can use it."""
+def adapter_problem(adapter: object, reserved: "Container[str]" = ()) -> "Optional[str]":
+    """Say what is wrong with ``adapter``, or return None when the host can use it;
+    ``reserved``: the words the command line takes for itself (``lichhook.cli.WORDS``)."""
     provider = getattr(adapter, "provider", None)
     if not provider_id_ok(provider):
         return f"provider {provider!r} must match {PROVIDER_PATTERN}"
-    if provider in SUBCOMMANDS:
+    if provider in reserved:
         return f"provider {provider!r} is a lichhook subcommand; choose another id"
     if not callable(getattr(adapter, "session_id", None)):
         return f"adapter for {provider!r} has no callable session_id(payload, environ)"

@@ -10,7 +10,7 @@ import time
 
 # word -> (module, function); each function takes the remaining argv and returns an exit code.
 COMMANDS = {
-    "adapters": ("lichhook.host", "adapters_command"),
+    "adapters": ("lichhook.listing", "main"),
     "listen": ("lichhook.standin", "main"),
     "demo": ("lichhook.demo", "main"),
     "wait": ("lichhook.waits.cli", "main"),
@@ -21,6 +21,9 @@ COMMANDS = {
     "doctor": ("lichhook.install.doctor", "main"),
     "mcp": ("lichhook.mcp", "main"),
 }
+
+# Every word the command line takes for itself, so a provider can never be one.
+WORDS = frozenset(COMMANDS) | {"help", "version"}
 
 USAGE = """\
 usage: {python} lichhook.pyz <provider>          report this harness session to lich (a hook)
@@ -87,7 +90,7 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
     # `<provider> <event>`: the event the hook was registered on. The bare `<provider>`
     # keeps the meaning every earlier registration gave it: the session-start report.
     event = args[1] if len(args) > 1 and args[1] else None
-    return run(word, started=started, event=event)
+    return run(word, started=started, event=event, reserved=WORDS)
 
 
 # Commands that run as hooks or wait ops: processes that live a few milliseconds and
@@ -99,7 +102,7 @@ def short_lived(args: "list[str]") -> bool:
     word = args[0] if args else "claude"
     if word in SHORT_LIVED:
         return True
-    return word not in COMMANDS and not word.startswith("-") and word not in ("help", "version")
+    return word not in WORDS and not word.startswith("-")
 
 
 def entry() -> None:

@@ -22,6 +22,7 @@ from typing import List, Optional, Tuple
 
 from lichhook import contracts
 from lichhook.adapters import BUILTIN as BUILTIN_PROVIDERS
+from lichhook.cli import WORDS
 from lichhook.debug import Debug
 from lichhook.host import all_adapters
 from lichhook.selfcmd import self_command
@@ -34,7 +35,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("providers", nargs="*", help="only these providers (default: every one)")
     args = parser.parse_args(argv)
     tolerant_stdio()
-    found = [f for f in all_adapters(os.environ, Debug(os.environ))
+    found = [f for f in all_adapters(os.environ, Debug(os.environ), WORDS)
              if not args.providers or f.adapter.provider in args.providers]
     command = self_command()
     failed: List[str] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Container, Iterable, Mapping, NamedTuple
 
 import pluggy
 
@@ -113,8 +113,9 @@ def _tier_of(plugin_name: str) -> tuple:
     return tier, origin or "lichhook.adapters"
 
 
-def collect(pm: pluggy.PluginManager, debug: Callable[[str], None]) -> list:
-    """Every usable adapter, as Found, from every registered plugin.
+def collect(pm: pluggy.PluginManager, debug: Callable[[str], None], reserved: Container[str] = ()) -> list:
+    """Every usable adapter, as Found, from every registered plugin; one whose provider is
+    in ``reserved`` (the command line's own words, ``lichhook.cli.WORDS``) is not.
 
     Each plugin's hook is called on its own, so one that raises cannot hide the
     adapters of the others.
@@ -130,7 +131,7 @@ def collect(pm: pluggy.PluginManager, debug: Callable[[str], None]) -> list:
             debug(f"{tier} {origin} skipped: lichhook_adapters raised {type(exc).__name__}: {exc}")
             continue
         for adapter in adapters:
-            problem = adapter_problem(adapter)
+            problem = adapter_problem(adapter, reserved)
             if problem:
                 debug(f"{tier} {origin}: adapter skipped: {problem}")
                 continue
@@ -156,25 +157,26 @@ def by_provider(found: Iterable[Found], debug: Callable[[str], None]) -> dict:
     return winners
 
 
-def find_adapter(provider: str, environ: Mapping[str, str], debug: Callable[[str], None]) -> object:
+def find_adapter(provider: str, environ: Mapping[str, str], debug: Callable[[str], None],
+                 reserved: Container[str] = ()) -> object:
     """The adapter for ``provider``, or None. Entry points are scanned only when neither
     the plugin folder nor the built-ins claim the provider: the scan is the costly part."""
     pm = get_plugin_manager()
     load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)
-    winners = by_provider(collect(pm, debug), debug)
+    winners = by_provider(collect(pm, debug, reserved), debug)
     if provider not in winners:
         load_entry_points(pm, debug)
-        winners = by_provider(collect(pm, debug), lambda _m: None)
+        winners = by_provider(collect(pm, debug, reserved), lambda _m: None)
     item = winners.get(provider)
     return item.adapter if item else None
 
 
-def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None]) -> list:
+def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None], reserved: Container[str] = ()) -> list:
     """Every provider's winning adapter, as Found, sorted built-ins first, then by id."""
     pm = get_plugin_manager()
     load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)
     load_entry_points(pm, debug)
-    winners = by_provider(collect(pm, debug), debug)
+    winners = by_provider(collect(pm, debug, reserved), debug)
     builtin_order = list(builtins.BUILTIN)
     return sorted(
         winners.values(),
@@ -190,45 +192,3 @@ def _checked_plugin_dir(environ: Mapping[str, str], debug: Callable[[str], None]
     if folder is None:
         debug("LICHHOOK_PLUGIN_DIR is relative; plugin folder ignored (give an absolute path)")
     return folder
-
-
-def events_of(adapter: Any) -> str:
-    """How many named events an adapter takes: a count, "any", or "-" for an adapter with
-    only the bare command (today's surface: a session id)."""
-    from lichhook.adapter import takes_events
-
-    if not takes_events(adapter):
-        return "-"
-    events = getattr(adapter, "events", None)
-    if events is None:
-        return "any"
-    try:
-        return str(len(list(events)))
-    except TypeError:
-        return "any"
-
-
-def adapters_command(argv: list) -> int:
-    """``lichhook adapters``: list every provider and where its adapter comes from."""
-    if argv and argv[0] in ("-h", "--help"):
-        print("usage: lichhook adapters\n\nList every provider lichhook can report and where its adapter comes from.")
-        return 0
-    from lichhook.textout import tolerant_stdio
-
-    tolerant_stdio()
-    environ = os.environ
-    problems: list = []
-    found = all_adapters(environ, problems.append)
-    builtin_ids = set(builtins.BUILTIN)
-    print(f"{'provider':<14} {'verdict':<8} {'events':<8} source")
-    for item in found:
-        source = f"{item.tier}: {item.origin}"
-        if item.tier == PLUGIN_FOLDER and item.adapter.provider in builtin_ids:
-            source += " (replaces the built-in)"
-        verdict = item.adapter.verdict or "-"
-        print(f"{item.adapter.provider:<14} {verdict:<8} {events_of(item.adapter):<8} {source}")
-    folder = plugin_dir(environ)
-    print(f"\nplugin folder: {folder or '(LICHHOOK_PLUGIN_DIR is relative: ignored)'}")
-    for message in problems:
-        print(f"skipped: {message}")
-    return 0

@@ -20,7 +20,7 @@ from lichhook.debug import Debug
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Mapping, Optional
+    from typing import Container, List, Mapping, Optional
 
     from lichhook.adapter import Event, Report
     from lichhook.lichenv import LichTarget
@@ -85,7 +85,7 @@ def resolve_adapter(provider: str, environ: "Mapping[str, str]", debug: Debug) -
     return builtin_adapter(module) if module else _hosted(provider, environ, debug)
 
 
-def _hosted(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object:
+def _hosted(provider: str, environ: "Mapping[str, str]", debug: Debug, reserved: "Container[str]" = ()) -> object:
     from lichhook.adapter import provider_id_ok
 
     if not provider_id_ok(provider):
@@ -93,11 +93,13 @@ def _hosted(provider: str, environ: "Mapping[str, str]", debug: Debug) -> object
         return None
     from lichhook.host import find_adapter
 
-    return find_adapter(provider, environ, debug)
+    return find_adapter(provider, environ, debug, reserved)
 
 
 def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Optional[float]" = None,
-        event: "Optional[str]" = None) -> int:
+        event: "Optional[str]" = None, reserved: "Container[str]" = ()) -> int:
+    """Run the hook for ``provider``; ``reserved`` are the command line's own words
+    (``lichhook.cli.WORDS``), which no plugin's adapter may take."""
     deadline = (time.monotonic() if started is None else started) + HOOK_SECONDS
     debug = Debug(environ)
     label = provider if event is None else f"{provider} {event}"
@@ -118,7 +120,7 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
             from lichhook.plugin_guard import shield_stdout
 
             stdout_fd = shield_stdout(to_stderr=debug.on)
-            adapter = _hosted(provider, environ, debug)
+            adapter = _hosted(provider, environ, debug, reserved)
     except Exception as exc:  # a broken plugin folder must not fail the turn
         debug(f"{label}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
         return 0

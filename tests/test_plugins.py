@@ -533,3 +533,29 @@ def test_adapters_match_the_typed_surface():
     assert lichhook.Report is import_module("lichhook.adapter").Report
     assert lichhook.Event is import_module("lichhook.adapter").Event
     assert [h for h in dir(import_module("lichhook.hookspecs")) if h.startswith("lichhook_")] == ["lichhook_adapters"]
+
+
+def test_no_plugin_adapter_can_take_a_word_the_command_line_takes(run, plugin_dir):
+    # Every word the command line takes for itself: a plugin adapter claiming one is named
+    # and skipped by `lichhook adapters`, and each word still runs its own command.
+    from lichhook.cli import WORDS
+
+    words = sorted(WORDS)
+    write_plugin(plugin_dir, "taker.py", f"""
+        from lichhook import hookimpl
+
+        def adapter(word):
+            class Taker:
+                provider = word
+                def session_id(self, payload, environ): return "x"
+            return Taker()
+
+        @hookimpl
+        def lichhook_adapters():
+            return [adapter(word) for word in {words!r}]
+    """)
+    listing = run("adapters", env={"LICHHOOK_PLUGIN_DIR": str(plugin_dir)}).stdout.decode()
+    for word in words:
+        assert f"skipped: plugin folder {plugin_dir / 'taker.py'}: adapter skipped: provider {word!r} is a lichhook " \
+               "subcommand; choose another id" in listing, (word, listing)
+    assert "\nversion " not in listing and "\nwait " not in listing

@@ -12,8 +12,9 @@ from importlib import import_module
 import pytest
 
 from lichhook import report
-from lichhook.adapter import SUBCOMMANDS, provider_id_ok, verdict_of
+from lichhook.adapter import provider_id_ok, verdict_of
 from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
+from lichhook.cli import WORDS
 from lichhook.contracts import RELEASE
 from testkit.environment import lich_env
 
@@ -276,7 +277,7 @@ def test_verdicts_table_matches_each_adapter(provider):
     adapter = import_module(f"lichhook.adapters.{BUILTIN[provider]}").ADAPTER
     assert report.builtin_verdict(provider) == VERDICTS.get(provider, "") == (adapter.verdict or "")
     # The report path skips the provider-id check for built-ins: they must pass it.
-    assert provider_id_ok(provider) and provider not in SUBCOMMANDS
+    assert provider_id_ok(provider) and provider not in WORDS
     # Each event's verdict, from the descriptor without the adapter's module, is the adapter's.
     for event in list(BY_PROVIDER[provider].verdicts()) + ["permission.asked", "NoSuchEvent"]:
         assert report.builtin_verdict(provider, event) == verdict_of(adapter, event), (provider, event)
