@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from lichhook.waits.api import run_op
+from lichhook.waits.rules import OPS
 from testkit.constants import NODE
 from testkit.hostile import FILE_UNSAFE_IDS, NOT_STRINGS, QUICK_FILE_UNSAFE_IDS
 from testkit.waits import assert_consistent, read
 
-OPS = ("add", "list", "watched", "said", "done", "adopt")
 BAD_SESSIONS = FILE_UNSAFE_IDS + NOT_STRINGS
 BAD_NAMES = ["", "  ", "a/b", "../x", "CON", "nul.txt", ".r", "a..b", "x" * 65, "a@", "a@b@c",
              "a@bad_host", "a@-x", "a@" + "h" * 64, "r\u00e9v", None, ["r"]]
@@ -421,3 +421,18 @@ def test_the_api_never_raises(env, waits):
     (waits / "store.lock").mkdir()  # the lock cannot be opened
     answer = op(env, "add", what="x")
     assert answer["ok"] is False and "waits folder" in answer["error"]
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_the_command_line_takes_every_op_the_rules_have(name):
+    from lichhook.waits.cli import parse
+
+    assert parse([name, "--by", "rev", "--session", "s1"]) == (name, {"by": "rev", "session": "s1"})
+
+
+def test_an_unknown_op_is_refused_naming_every_op():
+    from lichhook.waits.cli import UsageError, parse
+
+    with pytest.raises(UsageError) as refused:
+        parse(["close", "--by", "rev", "--session", "s1"])
+    assert str(refused.value) == "unknown op 'close'; use one of " + ", ".join(OPS)

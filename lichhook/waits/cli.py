@@ -7,6 +7,8 @@ The options are parsed by hand: argparse would cost this path more than the op i
 
 import sys
 
+from lichhook.waits.rules import OPS
+
 USAGE = """\
 usage: python3 lichhook.pyz wait <op> --by WHO[@NODE] --session SID [--what TEXT]
                                   [--family F] [--id W] [--note TEXT] [--waits-dir DIR]
@@ -32,7 +34,6 @@ _OPTIONS = {
     "--note": "note",
     "--waits-dir": "waits_dir",
 }
-_OPS = ("add", "list", "watched", "said", "done", "adopt")
 
 
 class UsageError(Exception):
@@ -61,8 +62,8 @@ def parse(argv: list) -> tuple:
                 raise UsageError(f"{key} is given twice")
             options[field] = value
         elif op is None:
-            if word not in _OPS:
-                raise UsageError(f"unknown op {word[:40]!r}; use one of {', '.join(_OPS)}")
+            if word not in OPS:
+                raise UsageError(f"unknown op {word[:40]!r}; use one of {', '.join(OPS)}")
             op = word
         else:
             raise UsageError(f"unexpected argument {word[:40]!r} (quote text with spaces)")
