@@ -8,7 +8,7 @@ from lichhook.adapter import Report
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, List, Mapping, Optional, Sequence
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
     from lichhook.adapter import BuiltinAdapter, Event
 
@@ -36,7 +36,7 @@ def string_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[str]":
     return node if isinstance(node, str) and node else None
 
 
-def mapping_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[dict]":
+def mapping_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[Dict[str, Any]]":
     """The object at ``path`` in ``payload``, or None."""
     node: "Any" = payload
     for key in path:

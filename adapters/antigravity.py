@@ -16,11 +16,11 @@ conversation's first ``USER_INPUT``, its ``<USER_REQUEST>`` tags removed.
 import os
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import detail, mapping_at, string_at, titled
+from ._fields import detail, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Mapping, Optional
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
     from lichhook.adapter import Event
 
@@ -39,7 +39,7 @@ class Antigravity(BuiltinAdapter):
         "initialNumSteps": 0,
     }
 
-    def session_id(self, payload, environ):
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
         return string_at(payload, "conversationId")
 
     def reports(self, event: "Event") -> "List[Report]":
@@ -61,7 +61,7 @@ class Antigravity(BuiltinAdapter):
             return [Report.state("done", provider_session_id=sid)] + titled(title, sid)
         return []
 
-    def life(self, folder):
+    def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         transcript = os.path.join(folder, "transcript_full.jsonl")
         with open(transcript, "w", encoding="utf-8") as f:
             f.write('{"type":"USER_INPUT","content":"<USER_REQUEST>\\nWrite hi into f.txt\\n</USER_REQUEST>"}\n')
@@ -95,8 +95,11 @@ def first_user_input(transcript: object) -> "Optional[str]":
             record = fastjson.loads(line.decode("utf-8"))
         except (ValueError, RecursionError):
             continue
-        if isinstance(record, dict) and record.get("type") == "USER_INPUT" and isinstance(record.get("content"), str):
-            return record["content"].replace("<USER_REQUEST>", "").replace("</USER_REQUEST>", "")
+        if not isinstance(record, dict) or record.get("type") != "USER_INPUT":
+            continue
+        content = record.get("content")
+        if isinstance(content, str):
+            return content.replace("<USER_REQUEST>", "").replace("</USER_REQUEST>", "")
     return None
 
 

@@ -14,11 +14,11 @@ tool until one is known, and at every Stop (a later one replaces it).
 import os
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import command_hook, detail, mapping_at, reason, string_at
+from ._fields import command_hook, detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
     from lichhook.adapter import Event
 
@@ -36,7 +36,7 @@ class ClaudeCode(BuiltinAdapter):
         "model": "claude-sonnet-5",
     }
 
-    def session_id(self, payload, environ):
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
         return string_at(payload, "session_id")
 
     def reports(self, event: "Event") -> "List[Report]":
@@ -53,7 +53,7 @@ class ClaudeCode(BuiltinAdapter):
             return [Report.state("done", provider_session_id=sid)]
         return []
 
-    def life(self, folder):
+    def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         transcript = os.path.join(folder, f"{SID}.jsonl")
         with open(transcript, "w", encoding="utf-8") as f:
             f.write('{"type":"user","message":{"role":"user","content":"Write hi into f.txt"},'

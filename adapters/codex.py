@@ -15,11 +15,11 @@ the rollout (never from a sub-agent's, which its own hooks point at).
 import os
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import command_hook, detail, mapping_at, reason, string_at
+from ._fields import command_hook, detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Mapping, Optional
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
     from lichhook.adapter import Event
 
@@ -41,7 +41,7 @@ class Codex(BuiltinAdapter):
         "source": "startup",
     }
 
-    def session_id(self, payload, environ):
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
         return string_at(payload, "session_id")
 
     def reports(self, event: "Event") -> "List[Report]":
@@ -55,7 +55,7 @@ class Codex(BuiltinAdapter):
                                  provider_session_id=string_at(p, "session_id"))]
         return []
 
-    def life(self, folder):
+    def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         rollout = os.path.join(folder, f"rollout-2026-11-30T09-00-00-{SID}.jsonl")
         with open(rollout, "w", encoding="utf-8") as f:
             f.write('{"type":"session_meta","payload":{"id":"%s","cwd":"%s","originator":"codex-tui"}}\n'
@@ -100,8 +100,9 @@ def first_user_message(rollout: object) -> "Optional[str]":
         payload = record.get("payload") if isinstance(record, dict) else None
         if not isinstance(payload, dict):
             continue
-        if payload.get("type") == "user_message" and isinstance(payload.get("message"), str):
-            return payload["message"]
+        message = payload.get("message")
+        if payload.get("type") == "user_message" and isinstance(message, str):
+            return message
         item = payload.get("item")
         if payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "UserMessage":
             parts = item.get("content")

@@ -10,11 +10,11 @@ ever end a ``busy``. Empty stdout is no opinion on the tool call.
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import string_at
+from ._fields import string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
     from lichhook.adapter import Event
 
@@ -31,7 +31,7 @@ class Crush(BuiltinAdapter):
         "tool_input": {"command": "go test ./..."},
     }
 
-    def session_id(self, payload, environ):
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
         return string_at(payload, "session_id") or environ.get("CRUSH_SESSION_ID") or None
 
     def reports(self, event: "Event") -> "List[Report]":
@@ -43,7 +43,7 @@ class Crush(BuiltinAdapter):
             out.append(Report.touched(sid))
         return out
 
-    def life(self, folder):
+    def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         base = {"event": "PreToolUse", "session_id": SID, "cwd": folder}
         return [
             ("PreToolUse", dict(base, tool_name="view", tool_input={"file_path": "README.md"})),

@@ -26,11 +26,11 @@ Every other session is reported: a fork's ``parentSession`` is the parent's id, 
 import os
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import detail, mapping_at, string_at, titled
+from ._fields import detail, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Mapping
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
     from lichhook.adapter import Event
 
@@ -61,7 +61,7 @@ class Omp(BuiltinAdapter):
         "parent_session": None,
     }
 
-    def session_id(self, payload, environ):
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
         if payload.get("type") not in EVENTS or sub_agent(payload):
             return None
         return string_at(payload, "session_id")
@@ -87,7 +87,7 @@ class Omp(BuiltinAdapter):
             return [Report.state("done", provider_session_id=sid)] + titled(title, sid)
         return []
 
-    def life(self, folder):
+    def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         base = {"session_id": SID, "cwd": folder}
         write = {"toolName": "write", "input": {"path": folder.rstrip("/\\") + "/g.txt", "content": "hello\n"}}
         return [

@@ -17,11 +17,11 @@ it on ``session.created``) reports the session start alone, as it always did.
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 from lichhook.adapter import BuiltinAdapter, Report
-from lichhook.adapters._fields import detail, mapping_at, reason, string_at
+from ._fields import detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Mapping, Optional
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
     from lichhook.adapter import Event
 
@@ -45,7 +45,7 @@ class Opencode(BuiltinAdapter):
         },
     }
 
-    def session_id(self, payload, environ):
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
         # The bare command: a top-level session's creation, nothing else.
         if payload.get("type") != "session.created" or string_at(payload, "properties", "info", "parentID"):
             return None
@@ -79,7 +79,7 @@ class Opencode(BuiltinAdapter):
             return [Report.touched(sid)]
         return []
 
-    def life(self, folder):
+    def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         info = {"id": SID, "slug": "calm-river", "directory": folder, "title": "New session - 2026-11-30T23:22:52.479Z",
                 "time": {"created": 1796080972479, "updated": 1796080972479}}
         created = {"sessionID": SID, "info": info}
@@ -87,7 +87,7 @@ class Opencode(BuiltinAdapter):
         bash = {"tool": "bash", "sessionID": SID, "callID": "call_1"}
         target = folder.rstrip("/\\") + "/g.txt"
 
-        def event(kind: str, **fields: object) -> tuple:
+        def event(kind: str, **fields: object) -> "Tuple[str, Dict[str, Any]]":
             return kind, dict(fields, type=kind, directory=folder)
 
         return [

@@ -5,6 +5,8 @@ from importlib import import_module
 from lichhook.adapters import BUILTIN
 from lichhook.hookspecs import hookimpl
 
+__all__ = ["BUILTIN", "builtin_adapter", "lichhook_adapters"]  # the host reads BUILTIN's order here
+
 
 def builtin_adapter(provider: str) -> object:
     """The built-in adapter for ``provider`` (a key of BUILTIN), imported on demand."""

@@ -108,12 +108,12 @@ def add_site_packages() -> None:
         site.main()
 
 
-def _tier_of(plugin_name: str) -> tuple:
+def _tier_of(plugin_name: str) -> tuple[str, str]:
     tier, _, origin = plugin_name.partition(":")
     return tier, origin or "lichhook.adapters"
 
 
-def collect(pm: pluggy.PluginManager, debug: Callable[[str], None], reserved: Container[str] = ()) -> list:
+def collect(pm: pluggy.PluginManager, debug: Callable[[str], None], reserved: Container[str] = ()) -> list[Found]:
     """Every usable adapter, as Found, from every registered plugin; one whose provider is
     in ``reserved`` (the command line's own words, ``lichhook.cli.WORDS``) is not.
 
@@ -144,9 +144,9 @@ def collect(pm: pluggy.PluginManager, debug: Callable[[str], None], reserved: Co
 _RANK = {PLUGIN_FOLDER: 0, BUILTIN: 1, ENTRY_POINT: 2}
 
 
-def by_provider(found: Iterable[Found], debug: Callable[[str], None]) -> dict:
+def by_provider(found: Iterable[Found], debug: Callable[[str], None]) -> dict[str, Found]:
     """provider -> the Found that wins it, by precedence, then first registered."""
-    winners: dict = {}
+    winners: dict[str, Found] = {}
     for item in sorted(found, key=lambda f: _RANK[f.tier]):
         provider = item.adapter.provider
         held = winners.get(provider)
@@ -171,7 +171,7 @@ def find_adapter(provider: str, environ: Mapping[str, str], debug: Callable[[str
     return item.adapter if item else None
 
 
-def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None], reserved: Container[str] = ()) -> list:
+def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None], reserved: Container[str] = ()) -> list[Found]:
     """Every provider's winning adapter, as Found, sorted built-ins first, then by id."""
     pm = get_plugin_manager()
     load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)

@@ -6,6 +6,14 @@ import os
 import sys
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Tuple
+
+    Payload = Dict[str, Any]
+    # What a read found so far: each whole object, after the bytes it was read from.
+    Found = List[Tuple[bytes, Payload]]
+
 MAX_BYTES = 1 << 20  # 1 MiB: far above any harness payload, far below trouble
 READ_SECONDS = 1.0  # a harness that never closes stdin must not hang the hook
 
@@ -28,17 +36,17 @@ def read_stdin(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECOND
 
 
 def read_payload(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECONDS,
-                 deadline: "float | None" = None) -> dict:
+                 deadline: "float | None" = None) -> "Payload":
     """``parse_payload(read_stdin(...))``, parsing once: the object that ended the read is
     the one returned (a payload carrying a tool's output can be large)."""
-    found: "list[tuple]" = []
+    found: "Found" = []
     data = _read(fd, limit, seconds, deadline, found)
     if found and len(found[-1][0]) == len(data):
-        return found[-1][1]  # type: ignore[no-any-return]
+        return found[-1][1]
     return parse_payload(data)
 
 
-def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: "list[tuple]") -> bytes:
+def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: "Found") -> bytes:
     if deadline is None:
         deadline = time.monotonic() + seconds
     if sys.platform == "win32":
@@ -54,7 +62,7 @@ def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: 
     return data
 
 
-def _whole_object(chunks: "list[bytes]", found: "list[tuple]") -> bool:
+def _whole_object(chunks: "list[bytes]", found: "Found") -> bool:
     """True when the bytes read so far are one JSON object: more could only spoil it.
     The bytes and the object go into ``found``."""
     if not chunks[-1].rstrip(b" \t\r\n").endswith(b"}"):
@@ -67,7 +75,7 @@ def _whole_object(chunks: "list[bytes]", found: "list[tuple]") -> bool:
     return True
 
 
-def _read_with_select(fd: int, limit: int, deadline: float, found: "list[tuple]") -> "list[bytes]":
+def _read_with_select(fd: int, limit: int, deadline: float, found: "Found") -> "list[bytes]":
     import select
 
     chunks: list[bytes] = []
@@ -92,7 +100,7 @@ def _read_with_select(fd: int, limit: int, deadline: float, found: "list[tuple]"
     return chunks
 
 
-def _read_in_thread(fd: int, limit: int, deadline: float, found: "list[tuple]") -> "list[bytes]":
+def _read_in_thread(fd: int, limit: int, deadline: float, found: "Found") -> "list[bytes]":
     # Windows cannot select() on a pipe, so a daemon thread reads while we wait.
     import threading
 
@@ -120,7 +128,7 @@ def _read_in_thread(fd: int, limit: int, deadline: float, found: "list[tuple]") 
     return list(chunks)
 
 
-def parse_payload(raw: bytes) -> dict:
+def parse_payload(raw: bytes) -> "Payload":
     """Decode UTF-8 (a BOM is allowed) and parse one JSON object, or raise PayloadError.
 
     Integers of any length parse (see lichhook.jsonint).

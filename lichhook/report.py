@@ -51,7 +51,7 @@ def builtin_module(provider: str, environ: "Mapping[str, str]") -> str:
     from lichhook.adapters import BUILTIN
     from lichhook.paths import plugin_dir, plugin_files
 
-    module = BUILTIN.get(provider, HOST)
+    module: str = BUILTIN.get(provider, HOST)
     if module:
         folder = plugin_dir(environ)
         if folder is None or plugin_files(folder):

@@ -21,7 +21,7 @@ over bytes, with no recursion: a 4 KiB body can nest 2000 levels deep.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 MAX_DEPTH = 10000  # Go's scanner refuses deeper nesting ("exceeded max depth")
 _WS = b" \t\n\r"
@@ -57,8 +57,8 @@ def decode_struct(raw: bytes, fields: Sequence[str]) -> Dict[str, str]:
         name = by_fold.get(_fold(key))
         if name is None:
             continue  # unknown fields are ignored
-        if kind == "string":
-            out[name] = value  # type: ignore[assignment]
+        if value is not None:  # a string
+            out[name] = value
         elif kind != "null" and type_error is None:
             # Go keeps decoding after a type error and returns the first one at the end.
             type_error = f"cannot unmarshal {kind} into the string field {name!r}"
@@ -231,7 +231,7 @@ def _skip_value(raw: bytes, i: int) -> Tuple[int, str]:
         i += 1
 
 
-def _members(raw: bytes, i: int):
+def _members(raw: bytes, i: int) -> Iterator[Tuple[str, str, Optional[str]]]:
     """(key, kind, value) of each member of the (already checked) object at raw[i]; the
     value is the decoded text for a string, else None."""
     i = _skip_ws(raw, i + 1)
