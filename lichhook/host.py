@@ -108,6 +108,29 @@ def add_site_packages() -> None:
         site.main()
 
 
+def check_hooks(pm: pluggy.PluginManager, debug: Callable[[str], None], named: frozenset[str] = frozenset()
+                ) -> frozenset[str]:
+    """Name each hook a registered plugin implements that lichhook has no spec for (a
+    misspelt ``lichhook_adapters``, say): pluggy would never call it. pluggy's
+    ``check_pending`` finds whether there is one; each is then named once (the plugins in
+    ``named`` were already). The plugin stays registered: its other hooks serve.
+    Returns the plugins named so far."""
+    try:
+        pm.check_pending()
+        return named
+    except pluggy.PluginValidationError:
+        pass
+    hooks = {name: caller for name, caller in vars(pm.hook).items() if isinstance(caller, pluggy.HookCaller)}
+    specified = ", ".join(sorted(name for name, caller in hooks.items() if caller.has_spec()))
+    unknown = [(name, impl) for name, caller in sorted(hooks.items()) if not caller.has_spec()
+               for impl in caller.get_hookimpls() if not impl.optionalhook]
+    for name, impl in unknown:
+        if impl.plugin_name not in named:
+            tier, origin = _tier_of(impl.plugin_name)
+            debug(f"{tier} {origin}: unknown hook {name!r}, which lichhook never calls (its hooks: {specified})")
+    return named | {impl.plugin_name for _name, impl in unknown}
+
+
 def _tier_of(plugin_name: str) -> tuple[str, str]:
     tier, _, origin = plugin_name.partition(":")
     return tier, origin or "lichhook.adapters"
@@ -163,9 +186,11 @@ def find_adapter(provider: str, environ: Mapping[str, str], debug: Callable[[str
     the plugin folder nor the built-ins claim the provider: the scan is the costly part."""
     pm = get_plugin_manager()
     load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)
+    named = check_hooks(pm, debug)
     winners = by_provider(collect(pm, debug, reserved), debug)
     if provider not in winners:
         load_entry_points(pm, debug)
+        check_hooks(pm, debug, named)
         winners = by_provider(collect(pm, debug, reserved), lambda _m: None)
     item = winners.get(provider)
     return item.adapter if item else None
@@ -176,6 +201,7 @@ def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None], reser
     pm = get_plugin_manager()
     load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)
     load_entry_points(pm, debug)
+    check_hooks(pm, debug)
     winners = by_provider(collect(pm, debug, reserved), debug)
     builtin_order = list(builtins.BUILTIN)
     return sorted(

@@ -559,3 +559,59 @@ def test_no_plugin_adapter_can_take_a_word_the_command_line_takes(run, plugin_di
         assert f"skipped: plugin folder {plugin_dir / 'taker.py'}: adapter skipped: provider {word!r} is a lichhook " \
                "subcommand; choose another id" in listing, (word, listing)
     assert "\nversion " not in listing and "\nwait " not in listing
+
+
+MISSPELT = """
+    from lichhook import hookimpl
+
+    class {name}:
+        provider = "{provider}"
+        verdict = ""
+
+        def session_id(self, payload, environ):
+            return payload.get("sid")
+
+    @hookimpl
+    def lichhook_adapter():  # misspelt: lichhook never calls it
+        return [{name}()]
+"""
+
+
+def test_a_misspelt_hook_is_named_with_debugging_and_changes_nothing_else(run, standin, plugin_dir, tmp_path):
+    # A plugin-folder file with a misspelt hook beside one that serves, and an installed
+    # entry point whose only hook is misspelt: pluggy's check_pending finds them.
+    write_plugin(plugin_dir, "typo.py", MISSPELT.format(name="Kiro", provider="kiro") + """
+    class Cursor:
+        provider = "cursor"
+        verdict = ""
+
+        def session_id(self, payload, environ):
+            return payload.get("sid")
+
+    @hookimpl
+    def lichhook_adapters():
+        return [Cursor()]
+""")
+    site = tmp_path / "site"
+    (site / "typo_ep-1.0.dist-info").mkdir(parents=True)
+    (site / "typo_ep-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: typo-ep\nVersion: 1.0\n")
+    (site / "typo_ep-1.0.dist-info" / "entry_points.txt").write_text("[lichhook]\ntypo = typo_ep\n")
+    (site / "typo_ep.py").write_text(textwrap.dedent(MISSPELT.format(name="Goose", provider="goose")), encoding="utf-8")
+    env = dict(lich_env(standin), LICHHOOK_PLUGIN_DIR=str(plugin_dir), PYTHONPATH=str(site))
+    payload = json.dumps({"sid": "s-1"})
+
+    quiet = run("goose", stdin=payload, env=env)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
+    loud = run("goose", stdin=payload, env=dict(env, LICHHOOK_DEBUG="1"))
+    assert (loud.returncode, loud.stdout) == (0, b"")
+    err = loud.stderr.decode()
+    assert f"plugin folder {plugin_dir / 'typo.py'}: unknown hook 'lichhook_adapter', which lichhook never calls " \
+           "(its hooks: lichhook_adapters)" in err, err
+    assert "entry point typo (typo-ep 1.0): unknown hook 'lichhook_adapter'" in err, err
+    assert err.count("unknown hook") == 2, err  # each named once, though the host checks twice
+    assert "unknown provider" in err  # goose's only hook is never called
+    # The file's hook that is spelt right still serves.
+    served = run("cursor", stdin=payload, env=env)
+    assert served.returncode == 0
+    (report,) = standin.wait_for(1, timeout=5)
+    assert (report.accepted["provider"], report.accepted["provider_session_id"], served.stderr) == ("cursor", "s-1", b"")
