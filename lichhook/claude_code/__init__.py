@@ -13,6 +13,8 @@ latter when a hook exits 0.
 import os
 import sys
 
+from lichhook.claude_code.commands import Folder, Outcome, let_through
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
@@ -27,30 +29,6 @@ Both read Claude Code's hook payload on stdin and the waits folder (WAITS_DIR, e
 LICHHOOK_WAITS_DIR, else the per-user state folder), print one JSON object or nothing,
 and always exit 0.
 """
-
-
-class Outcome:
-    """What a hook prints: an optional JSON object for stdout and notices for the operator."""
-
-    def __init__(self, out: "dict | None" = None) -> None:
-        self.out = out
-        self.notices: list = []
-
-    def notice(self, text: str) -> None:
-        self.notices.append(text)
-
-
-class Folder:
-    """The waits folder and how it was chosen.
-
-    ``explicit`` is true when the operator named it (argument or LICHHOOK_WAITS_DIR): then
-    the commands the hooks print must name it too, and its absence is worth a notice. The
-    default folder, by contrast, simply does not exist until the first wait is recorded.
-    """
-
-    def __init__(self, path: str, explicit: bool) -> None:
-        self.path = path
-        self.explicit = explicit
 
 
 def choose_folder(arg: "str | None", environ: "Mapping[str, str]") -> "Folder":
@@ -81,13 +59,6 @@ def main(argv: list) -> int:
         outcome.notice(f"{let_through(hook)}: unexpected {type(exc).__name__}: {str(exc)[:300]}")
     finish(outcome)
     return 0
-
-
-def let_through(hook: str) -> str:
-    """The opening words of a notice that the hook did not do its job, and what it did instead."""
-    if hook == "stop":
-        return "lichhook Stop hook let this stop through"
-    return "lichhook SessionStart hook told the model nothing about its waits"
 
 
 def run_hook(hook: str, extra: list, environ: "Mapping[str, str]") -> "Outcome":

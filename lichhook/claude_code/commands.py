@@ -1,4 +1,5 @@
-"""The ``wait`` command lines the hooks print for the model to run as they stand.
+"""What the hooks print: the outcome (a JSON object and notices), and the ``wait``
+command lines in it for the model to run as they stand.
 
 They are written for Bash, which is what Claude Code's Bash tool runs (Git Bash on
 Windows). On Windows without Git Bash the model has PowerShell instead, so there each
@@ -16,6 +17,38 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import List, Optional
+
+
+class Outcome:
+    """What a hook prints: an optional JSON object for stdout and notices for the operator."""
+
+    def __init__(self, out: "dict | None" = None) -> None:
+        self.out = out
+        self.notices: list = []
+
+    def notice(self, text: str) -> None:
+        self.notices.append(text)
+
+
+class Folder:
+    """The waits folder and how it was chosen.
+
+    ``explicit`` is true when the operator named it (argument or LICHHOOK_WAITS_DIR): then
+    the commands the hooks print must name it too, and its absence is worth a notice. The
+    default folder, by contrast, simply does not exist until the first wait is recorded.
+    """
+
+    def __init__(self, path: str, explicit: bool) -> None:
+        self.path = path
+        self.explicit = explicit
+
+
+def let_through(hook: str) -> str:
+    """The opening words of a notice that the hook did not do its job, and what it did instead."""
+    if hook == "stop":
+        return "lichhook Stop hook let this stop through"
+    return "lichhook SessionStart hook told the model nothing about its waits"
+
 
 # PowerShell ends a '...' string at any of these; Bash only at the first.
 _SINGLE_QUOTES = "'\u2018\u2019\u201a\u201b"
@@ -98,7 +131,7 @@ def wait_command(prefix: str, op: str, by: str, session: str, folder: object,
     """``<prefix> wait <op> --by <by> --session <session> [tail] [--waits-dir DIR]``.
 
     ``by`` and ``session`` must have passed the waits module's checks (letters, digits,
-    ``_ - . @``), so they need no quoting. ``folder`` is a claude_code.Folder; a folder
+    ``_ - . @``), so they need no quoting. ``folder`` is a Folder; a folder
     the operator chose is named, since the model's shell may not share this environment.
     """
     words = [prefix, "wait", op, "--by", by, "--session", session]

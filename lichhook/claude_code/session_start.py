@@ -8,8 +8,7 @@ adopt call that moves that name (and its waits) to this session.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.claude_code import Folder, Outcome
-from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
+from lichhook.claude_code.commands import Folder, Outcome, clean, powershell_note, program, wait_command
 from lichhook.waits.view import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
 
 # Claude Code cuts hook output at 10,000 characters; stay well inside it, whatever the

@@ -12,8 +12,7 @@ and the counter already bounds the loop.
 
 import os
 
-from lichhook.claude_code import Folder, Outcome, let_through
-from lichhook.claude_code.commands import clean, powershell_note, program, wait_command
+from lichhook.claude_code.commands import Folder, Outcome, clean, let_through, powershell_note, program, wait_command
 from lichhook.waits.view import FolderRefused, FolderView, MirrorError, SessionWaits, for_hooks
 
 MAX_STRIKES = 3
