@@ -84,9 +84,9 @@ def wheel_members(wheel: Path) -> dict:
 
 
 def source_members(root: Path = ROOT) -> dict:
-    """archive path -> bytes for lichhook/ and adapters/ (mapped to lichhook/adapters/)."""
+    """archive path -> bytes for lichhook/ (its adapters included)."""
     files = {}
-    for folder, prefix in (("lichhook", "lichhook"), ("adapters", "lichhook/adapters")):
+    for folder, prefix in (("lichhook", "lichhook"),):
         base = root / folder
         for path in sorted(base.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".js", ".cmd", ".ps1", ".json"):
