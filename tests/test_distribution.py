@@ -106,3 +106,21 @@ def test_install_leaves_an_older_pythons_copy_that_the_installed_packages_cannot
     assert done.returncode == 0, done.stderr.decode() + said
     assert f"archive: left {theirs} as it is: " in said and f"needs Python {needs[0][0]}.{needs[0][1]} or newer" in said
     assert theirs.read_bytes() == before
+
+
+OLD_PYTHONS = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[678].*/bin/python3.[678]")))
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python older than 3.9 here (pyenv's 3.6 to 3.8)")
+@pytest.mark.parametrize("python", OLD_PYTHONS)
+def test_a_python_older_than_3_9_is_named_and_a_hook_still_exits_0(python, pyz, base_env):
+    command = subprocess.run([python, str(pyz), "demo"], env=base_env, capture_output=True, timeout=60)
+    said = command.stderr.decode()
+    assert command.returncode == 1 and command.stdout == b""
+    assert said.startswith("lichhook needs Python 3.9 or newer, and ") and python in said and "Traceback" not in said
+    hook = subprocess.run([python, "-I", "-S", str(pyz), "claude", "PreToolUse"], input=b"{}", env=base_env,
+                          capture_output=True, timeout=60)
+    assert (hook.returncode, hook.stdout, hook.stderr) == (0, b"", b"")
+    told = subprocess.run([python, "-I", "-S", str(pyz), "claude"], input=b"{}", env=dict(base_env, LICHHOOK_DEBUG="1"),
+                          capture_output=True, timeout=60)
+    assert told.returncode == 0 and b"this hook does nothing: lichhook needs Python 3.9" in told.stderr
