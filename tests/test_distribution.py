@@ -124,3 +124,14 @@ def test_a_python_older_than_3_9_is_named_and_a_hook_still_exits_0(python, pyz, 
     told = subprocess.run([python, "-I", "-S", str(pyz), "claude"], input=b"{}", env=dict(base_env, LICHHOOK_DEBUG="1"),
                           capture_output=True, timeout=60)
     assert told.returncode == 0 and b"this hook does nothing: lichhook needs Python 3.9" in told.stderr
+
+
+def test_ci_runs_the_readmes_two_commands_exactly():
+    from testkit.constants import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = readme.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    commands = [block.split("```", 1)[0].strip() for block in setup.split("```\n")[1::2]]
+    assert len(commands) == 2 and commands[1].startswith("python3 -m venv .venv && ")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert [c for c in commands if c in ci] == commands
