@@ -72,7 +72,7 @@ def test_install_from_source_without_its_packages_says_what_to_do(base_env, home
                             capture_output=True, timeout=30)
     assert result.returncode == 1
     said = result.stderr.decode()
-    assert "cannot assemble the archive" in said and "pip install lichhook" in said
+    assert "cannot assemble the archive" in said and "pip install or pipx install" in said
     assert "python3 build_zipapp.py" in said
     assert not (home / ".claude").exists()
 

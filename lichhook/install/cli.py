@@ -169,8 +169,9 @@ def _install(argv: List[str]) -> int:
     except assemble.AssembleError as exc:
         sys.stderr.write(
             f"lichhook install: cannot assemble the archive the hooks run: {exc}.\n"
-            "Install lichhook into this Python (python3 -m pip install lichhook, or pipx install lichhook), "
-            "or run install from the archive: python3 build_zipapp.py && python3 dist/lichhook.pyz install ...\n")
+            "Install lichhook into this Python with its dependencies (pip install or pipx install, from a clone, "
+            "a wheel or an sdist), or run install from the archive: python3 build_zipapp.py && "
+            "python3 dist/lichhook.pyz install ...\n")
         return 1
     with tempfile.TemporaryDirectory(prefix="lichhook-") as tmp:
         path = os.path.join(tmp, stable.ARCHIVE_NAME)
