@@ -4,11 +4,13 @@ through what a user does first, in a throw-away home.
 
     python3 -m testkit.distcheck [--python PY] [--drop lichhook/some/module.py] [--keep]
 
-Per installed command: ``--version``; ``demo``; ``install claude codex``; the registered
-Claude Code SessionStart hook, run as Claude Code would, against lich's stand-in (one
-session-start report must arrive); the registered MCP server answering ``initialize``
-and ``tools/list``; ``doctor``; ``uninstall claude codex`` (nothing of lichhook left in
-the configs or the data folder). Any step that fails stops the run with its output and
+Per installed command: ``--version``; ``demo``; ``--help``, ``adapters``, a hook
+reporting to its own ``listen``, ``wait add``/``list``/``done``, the ``claude-code`` and
+``codex-waits`` session-start hooks and ``mcp``, all run by the installed command itself;
+``install claude codex``; the registered Claude Code SessionStart hook, run as Claude Code
+would, against lich's stand-in (one session-start report must arrive); the registered
+MCP server answering ``initialize`` and ``tools/list``; ``doctor``; ``uninstall claude
+codex`` (nothing of lichhook left in the configs or the data folder). Any step that fails stops the run with its output and
 exit status 1.
 
 ``--drop`` removes one member from the built wheel before installing it, to show that a
@@ -25,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -95,6 +98,7 @@ def scenario(lichhook: Path, home: Path) -> List[str]:
     said.append(version)
     demo = run([str(lichhook), "demo"], env, timeout=300).stdout.decode()
     said.append(demo.strip().splitlines()[-1])
+    said += commands(lichhook, env, home)
     (home / ".claude").mkdir(parents=True, exist_ok=True)
     (home / ".codex").mkdir(parents=True, exist_ok=True)
     installed = run([str(lichhook), "install", "claude", "codex"], env).stdout.decode()
@@ -115,18 +119,8 @@ def scenario(lichhook: Path, home: Path) -> List[str]:
     said.append(f"hook {command!r}: 1 {reports[0].contract} report accepted")
 
     server = json.loads((home / ".claude.json").read_text(encoding="utf-8"))["mcpServers"]["lichhook"]
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                         "clientInfo": {"name": "distcheck", "version": "1"}}},
-             {"jsonrpc": "2.0", "method": "notifications/initialized"},
-             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    mcp = run([server["command"], *server["args"]], {**env, "LICHHOOK_WAITS_DIR": str(home / "waits")},
-              stdin=b"".join(json.dumps(line).encode() + b"\n" for line in lines), timeout=60)
-    answers = [json.loads(line) for line in mcp.stdout.splitlines() if line.strip()]
-    tools = [t["name"] for a in answers if a.get("id") == 2 for t in a["result"]["tools"]]
-    if tools != ["claude_code_wait"]:
-        raise Failed(f"the registered MCP server answered {answers!r}")
-    said.append(f"mcp: tools {tools}")
+    tools = mcp_tools([server["command"], *server["args"]], {**env, "LICHHOOK_WAITS_DIR": str(home / "waits")})
+    said.append(f"mcp (registered): tools {tools}")
 
     # Codex runs a hook only once the user has trusted it, which lichhook never does for
     # them: doctor names each untrusted hook as a problem, and that is the only one allowed.
@@ -144,6 +138,81 @@ def scenario(lichhook: Path, home: Path) -> List[str]:
     if left or data.exists():
         raise Failed(f"uninstall left lichhook in {left} / {data if data.exists() else ''}")
     said.append("uninstall: nothing of lichhook left")
+    return said
+
+
+def mcp_tools(argv: List[str], env: Dict[str, str]) -> List[str]:
+    """The tools the MCP server ``argv`` lists after the MCP handshake, over stdio."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "distcheck", "version": "1"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    mcp = run(argv, env, stdin=b"".join(json.dumps(line).encode() + b"\n" for line in lines), timeout=60)
+    answers = [json.loads(line) for line in mcp.stdout.splitlines() if line.strip()]
+    tools = [t["name"] for a in answers if a.get("id") == 2 for t in a["result"]["tools"]]
+    if tools != ["claude_code_wait"]:
+        raise Failed(f"the MCP server {shlex.join(argv)} answered {answers!r}")
+    return tools
+
+
+def commands(lichhook: Path, env: Dict[str, str], home: Path) -> List[str]:
+    """The other commands, run from the installed package itself (not an archive): help,
+    adapters, a hook reporting to ``lichhook listen``, the waits, the Claude Code and
+    Codex waits hooks, the MCP server."""
+    said = []
+    usage = run([str(lichhook), "--help"], env).stdout.decode()
+    adapters = run([str(lichhook), "adapters"], env).stdout.decode()
+    if "commands:" not in usage or "claude" not in adapters:
+        raise Failed(f"--help or adapters said too little:\n{usage}\n{adapters}")
+    said.append(f"--help and adapters: {len(adapters.splitlines())} lines")
+
+    listen = subprocess.Popen([str(lichhook), "listen"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # A listen that never prints would block the reads below: it is stopped after 60 s,
+    # which ends its output.
+    stopper = threading.Timer(60, listen.terminate)
+    stopper.start()
+    try:
+        assert listen.stdout is not None
+        lines = [listen.stdout.readline().decode() for _ in range(3)]
+        if "export" not in lines[2]:
+            raise Failed(f"lichhook listen printed {lines!r}; stderr {listen.stderr.read() if listen.stderr else ''!r}")
+        exported = dict(word.split("=", 1) for word in lines[2].split("export", 1)[1].split())
+        payload = json.dumps({"session_id": "dist-listen-1", "hook_event_name": "SessionStart",
+                              "source": "startup"}).encode()
+        hook = run([str(lichhook), "claude"], {**env, **exported}, stdin=payload, timeout=60)
+        heard = ""
+        while "accepted" not in heard:
+            line = listen.stdout.readline().decode()
+            if not line:
+                break
+            heard += line
+    finally:
+        stopper.cancel()
+        listen.terminate()
+        listen.wait(10)
+    if hook.stdout or "204 accepted  session-start" not in heard or "dist-listen-1" not in heard:
+        raise Failed(f"a hook run by the installed command against its own listen: stdout {hook.stdout!r}, "
+                     f"listen printed {heard!r}")
+    said.append(f"listen: {heard.split(chr(10))[-2].strip() if chr(10) in heard else heard.strip()}")
+
+    waits = {**env, "LICHHOOK_WAITS_DIR": str(home / "waits-direct"), "LICHHOOK_NODE": "distcheck"}
+    who = ["--by", "builder", "--session", "dist-s1"]
+    added = json.loads(run([str(lichhook), "wait", "add", *who, "--what", "CI run 1"], waits).stdout)
+    listed = json.loads(run([str(lichhook), "wait", "list", *who], waits).stdout)
+    wait_id = added["wait"]["id"]
+    run([str(lichhook), "wait", "done", *who, "--id", str(wait_id)], waits)
+    if "CI run 1" not in json.dumps(listed):
+        raise Failed(f"wait add then list: {added!r} then {listed!r}")
+    said.append(f"wait add, list, done: {wait_id}")
+
+    start = json.dumps({"session_id": "dist-s1", "hook_event_name": "SessionStart", "source": "startup",
+                        "cwd": str(home)}).encode()
+    for hook_words in (["claude-code", "session-start"], ["codex-waits", "session-start"]):
+        run([str(lichhook), *hook_words], waits, stdin=start, timeout=60)
+    said.append("claude-code and codex-waits session-start: exit 0")
+
+    said.append(f"mcp (the installed command): tools {mcp_tools([str(lichhook), 'mcp'], waits)}")
     return said
 
 
