@@ -46,6 +46,9 @@ def test_install_from_an_installed_lichhook_assembles_the_archive_its_hooks_run(
     said = done.stdout.decode()
     assert done.returncode == 0, done.stderr.decode() + said
     assert "archive: copied the lichhook installed in " in said
+    if sys.prefix != sys.base_prefix:  # the registered Python lives and dies with this environment
+        assert f"note: the hooks run {os.path.abspath(sys.executable)}, the Python of the virtual environment" in said
+        assert "run lichhook uninstall --all before you remove that environment" in said
     copy = installed_copy(home)
     # The same lichhook as the release build, and the same packages beside it (their
     # versions are whatever pip installed here).
