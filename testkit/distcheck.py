@@ -7,11 +7,12 @@ through what a user does first, in a throw-away home.
 Per installed command: ``--version``; ``demo``; ``--help``, ``adapters``, a hook
 reporting to its own ``listen``, ``wait add``/``list``/``done``, the ``claude-code`` and
 ``codex-waits`` session-start hooks and ``mcp``, all run by the installed command itself;
-``install claude codex``; the registered Claude Code SessionStart hook, run as Claude Code
+``install claude codex``, whose archive must hold every file of the tree's ``lichhook/``
+(the JS modules too); the registered Claude Code SessionStart hook, run as Claude Code
 would, against lich's stand-in (one session-start report must arrive); the registered
 MCP server answering ``initialize`` and ``tools/list``; ``doctor``; ``uninstall claude
-codex`` (nothing of lichhook left in the configs or the data folder). Any step that fails stops the run with its output and
-exit status 1.
+codex`` (nothing of lichhook left in the configs or the data folder). Any step that
+fails stops the run with its output and exit status 1.
 
 ``--drop`` removes one member from the built wheel before installing it, to show that a
 distribution missing a module fails here (the run must then fail).
@@ -33,6 +34,8 @@ import zipfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from lichhook.archive import read_archive
+from lichhook.install.assemble import package_members
 from testkit.constants import ROOT
 from testkit.environment import clean_env
 from testkit.servers import standin
@@ -103,6 +106,18 @@ def scenario(lichhook: Path, home: Path) -> List[str]:
     (home / ".codex").mkdir(parents=True, exist_ok=True)
     installed = run([str(lichhook), "install", "claude", "codex"], env).stdout.decode()
     said.append(next(line for line in installed.splitlines() if line.startswith("archive:")))
+
+    # The archive install assembled from the installed package holds every file of the
+    # tree's lichhook/, data files too, which no command above may have needed.
+    copies = sorted((home / ".local" / "share" / "lichhook").glob("py*/lichhook.pyz"))
+    got = {name: data for name, data in read_archive(copies[0])[1].items()
+           if name.startswith("lichhook/") and not name.endswith(".pyc")} if len(copies) == 1 else {}
+    expected = package_members(ROOT / "lichhook")
+    if got != expected:
+        raise Failed(f"the archive install made ({copies}) differs from the tree's lichhook/: missing "
+                     f"{sorted(set(expected) - set(got))}, extra {sorted(set(got) - set(expected))}, changed "
+                     f"{sorted(n for n in set(got) & set(expected) if got[n] != expected[n])}")
+    said.append(f"installed archive: the tree's {len(expected)} lichhook files, no more, no fewer")
 
     settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
     starts = [h["command"] for group in settings["hooks"]["SessionStart"] for h in group["hooks"]]
