@@ -25,11 +25,11 @@ if str(ROOT) not in sys.path:  # imported by path from elsewhere (bench/, tests)
     sys.path.insert(0, str(ROOT))
 
 from lichhook.archive import with_bytecode, write_archive  # noqa: E402
+from lichhook.install.assemble import MAIN, package_members  # noqa: E402  (install assembles the same layout)
 
 PINS = ROOT / "vendor.txt"
 WHEEL_CACHE = ROOT / "build" / "wheels"
 OLDEST_PYTHON = "3.9"
-MAIN = b"from lichhook.cli import entry\n\nentry()\n"
 
 
 def pinned_wheels(pins: Path = PINS) -> dict:
@@ -84,13 +84,8 @@ def wheel_members(wheel: Path) -> dict:
 
 
 def source_members(root: Path = ROOT) -> dict:
-    """archive path -> bytes for lichhook/ and adapters/ (mapped to lichhook/adapters/)."""
-    files = {}
-    for folder, prefix in (("lichhook", "lichhook"), ("adapters", "lichhook/adapters")):
-        base = root / folder
-        for path in sorted(base.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".js", ".cmd", ".ps1", ".json"):
-                files[f"{prefix}/{path.relative_to(base).as_posix()}"] = path.read_bytes()
+    """archive path -> bytes for lichhook/ (its adapters included)."""
+    files = package_members(root / "lichhook")
     files["__main__.py"] = MAIN
     return files
 

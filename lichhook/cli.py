@@ -105,10 +105,35 @@ def short_lived(args: "list[str]") -> bool:
     return word not in WORDS and not word.startswith("-")
 
 
+# The oldest Python lichhook runs on (requires-python in pyproject.toml). An older one
+# fails at some import deep inside (pluggy's annotations on 3.8, ``from __future__
+# import annotations`` on 3.6), so it stops at the entry point with the reason instead.
+OLDEST_PYTHON = (3, 9)
+
+
+def too_old(args: "list[str]") -> int:
+    """The exit status on a Python older than OLDEST_PYTHON: a command says why and exits
+    1; a hook exits 0 as every hook does, saying why only under LICHHOOK_DEBUG=1."""
+    import os
+
+    version = ".".join(str(part) for part in sys.version_info[:3])
+    why = (f"lichhook needs Python {OLDEST_PYTHON[0]}.{OLDEST_PYTHON[1]} or newer, and {sys.executable} is "
+           f"Python {version}. Run it with a newer Python (python3.9 to python3.13: your system's packages, "
+           "pyenv or python.org have them)")
+    if not short_lived(args):
+        sys.stderr.write(f"{why}.\n")
+        return 1
+    if os.environ.get("LICHHOOK_DEBUG", "").strip() == "1":
+        sys.stderr.write(f"lichhook: this hook does nothing: {why}, and register it with that one (install).\n")
+    return 0
+
+
 def entry() -> None:
     """Console and archive entry point: run, then exit with main's code (see
     lichhook.coldstart for how a short-lived command ends)."""
     started = time.monotonic()
+    if sys.version_info < OLDEST_PYTHON:
+        sys.exit(too_old(sys.argv[1:]))
     from lichhook import coldstart
 
     coldstart.zipload()

@@ -64,12 +64,16 @@ def test_unknown_harness_is_refused(run):
     assert result.returncode == 2 and "vim" in result.stderr.decode()
 
 
-def test_install_refuses_to_run_from_source(base_env, home):
+def test_install_from_source_without_its_packages_says_what_to_do(base_env, home):
+    # -S: no site-packages, so neither lichhook's metadata nor pluggy is there to
+    # assemble the archive from (tests/test_distribution.py has the case that works).
     env = dict(base_env, PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, "-m", "lichhook", "install", "claude"], env=env, cwd=str(home),
+    result = subprocess.run([sys.executable, "-S", "-m", "lichhook", "install", "claude"], env=env, cwd=str(home),
                             capture_output=True, timeout=30)
     assert result.returncode == 1
-    assert "python3 build_zipapp.py" in result.stderr.decode()
+    said = result.stderr.decode()
+    assert "cannot assemble the archive" in said and "pip install or pipx install" in said
+    assert "python3 build_zipapp.py" in said
     assert not (home / ".claude").exists()
 
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from testkit.constants import ROOT
 
-# adapters/ sits at the top of the checkout and is installed as lichhook.adapters.
-SOURCES = {"lichhook": ROOT / "lichhook", "lichhook.adapters": ROOT / "adapters"}
+SOURCES = {"lichhook": ROOT / "lichhook"}
 
 
 def modules() -> dict[str, Path]:

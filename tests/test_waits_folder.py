@@ -521,6 +521,8 @@ def test_only_the_folder_module_spells_the_layout():
     for path in root.rglob("*.py"):
         if path.relative_to(root).as_posix() in ("waits/folder.py", "waits/view.py"):
             continue
+        if path.relative_to(root).parts[0] == "adapters":
+            continue  # harness payloads, whose own paths (Codex's ~/.codex/sessions/) are not the waits folder
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                       if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))

@@ -150,16 +150,43 @@ def _install(argv: List[str]) -> int:
     parser = _parser("install")
     args = parser.parse_args(argv)
     env = Env()
-    source = stable.running_archive_or_none()
-    if source is None:
-        sys.stderr.write(
-            "install copies the archive it runs from, and this lichhook is not running from one.\n"
-            "Build it, then run the archive: python3 build_zipapp.py && python3 dist/lichhook.pyz install ...\n")
-        return 1
     chosen = _choose(parser, args, env, detected_only=True)
     if not chosen:
         print(f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
         return 0
+    source = stable.running_archive_or_none()
+    if source is not None:
+        return _install_archive(args, env, chosen, source, source)
+    # Installed with pip or pipx (or run from a clone): the hooks still run an archive,
+    # assembled from this installed lichhook (lichhook.install.assemble).
+    import os
+    import tempfile
+
+    from lichhook.install import assemble
+
+    try:
+        data = assemble.assembled()
+    except assemble.AssembleError as exc:
+        sys.stderr.write(
+            f"lichhook install: cannot assemble the archive the hooks run: {exc}.\n"
+            "Install lichhook into this Python with its dependencies (pip install or pipx install, from a clone, "
+            "a wheel or an sdist), or run install from the archive: python3 build_zipapp.py && "
+            "python3 dist/lichhook.pyz install ...\n")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="lichhook-") as tmp:
+        path = os.path.join(tmp, stable.ARCHIVE_NAME)
+        with open(path, "wb") as f:
+            f.write(data)
+        code = _install_archive(args, env, chosen, path, f"the lichhook installed in {assemble.where_installed()}")
+    if code == 0 and sys.prefix != sys.base_prefix:
+        print(f"note: the hooks run {current_python()}, the Python of the virtual environment lichhook is "
+              f"installed in ({sys.prefix}); run lichhook uninstall --all before you remove that environment "
+              "(pipx uninstall lichhook), or the hooks stop running.")
+    return code
+
+
+def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> int:
+    """Install with the complete archive at ``source`` (``shown`` names it to the user)."""
     magic = stable.running_magic()
     dest = stable.archive_for(magic)
     target = Target(current_python(), stable.hooks_for(magic))
@@ -169,7 +196,7 @@ def _install(argv: List[str]) -> int:
     compiled = f"with bytecode for {python_of_magic(magic)}, and its hooks archive {target.archive}"
     if args.dry_run:
         if plans:
-            out.write(f"archive: would copy {source} to {dest}, {compiled}\n" if copy
+            out.write(f"archive: would copy {shown} to {dest}, {compiled}\n" if copy
                       else f"archive: {dest} is up to date\n")
         _show(plans, True, out)
         out.write("Dry run: nothing was changed.\n")
@@ -186,7 +213,7 @@ def _install(argv: List[str]) -> int:
     except ConfigError as exc:
         sys.stderr.write(f"lichhook install: {exc}\nNothing was changed.\n")
         return 1
-    out.write(f"archive: copied {source} to {dest}, {compiled}\n" if copy else f"archive: {dest} (up to date)\n")
+    out.write(f"archive: copied {shown} to {dest}, {compiled}\n" if copy else f"archive: {dest} (up to date)\n")
     out.write(f"python:  {target.python}\n")
     done, failed = _apply(plans, owners, "install")
     _show(done, False, out)
@@ -283,6 +310,28 @@ def _tend_copies(env: Env, target: Target, out, source: Optional[str] = None,
                       f"archive: could not remove {copy} ({problem}); delete it by hand.\n")
 
 
+def _too_old(python: str, magic: Optional[bytes], source: str) -> Optional[str]:
+    """Why ``python`` cannot run the archive ``source`` (a distribution in it needs a newer
+    Python: an archive assembled from a newer Python's installed packages), or None."""
+    import zipfile
+
+    from lichhook.archive import python_version_of_magic
+    from lichhook.install.assemble import oldest_python
+
+    version = python_version_of_magic(magic) if magic else None
+    try:
+        with open(source, "rb") as f:
+            needs = oldest_python(f.read())
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return None  # prepared_for names the problem with the archive
+    if not version or needs is None:
+        return None
+    (major, minor), who = needs
+    if tuple(int(part) for part in version.split(".")) >= (major, minor):
+        return None
+    return f"{who.replace('-', ' ', 1)} in this lichhook needs Python {major}.{minor} or newer, not {version}"
+
+
 def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) -> None:
     """Bring ``copy``, which other registrations run, to the lichhook just installed,
     compiled by the Python they run it with."""
@@ -299,6 +348,12 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
     python = pythons[0]
     magic = interpreter_magic(python)
     if magic is not None and stable.up_to_date(copy, source, magic):
+        return
+    too_old = _too_old(python, magic, source)
+    if too_old:
+        out.write(f"archive: left {copy} as it is: {too_old}, and {names} run it with {python}; run install "
+                  f"{names.split(', ')[0]} with that Python from the release archive (lichhook.pyz), or "
+                  "with a newer Python\n")
         return
     try:
         stable.copy_archive(stable.prepared_for(python, source), copy, owners)

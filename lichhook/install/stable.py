@@ -181,7 +181,18 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
         try:
             files.write_whole(path, content, 0o755, owners)
         except OSError as exc:
-            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}; check that folder's permissions.")
+            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}; {_writable_hint(path)}")
+
+
+def _writable_hint(path: str) -> str:
+    """What to do when the copy at ``path`` cannot be written: the nearest folder of it
+    that exists, which must be writable (or another data folder)."""
+    folder = os.path.dirname(path)
+    while folder and not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    where = "XDG_DATA_HOME" if os.name != "nt" else "LOCALAPPDATA"
+    return (f"make {folder} writable for you, or set {where} to a folder you can write "
+            "(lichhook keeps its copy of the archive there), then run install again.")
 
 
 def remove_copy(path: str) -> Optional[str]:

@@ -1,7 +1,6 @@
 """The built-in harnesses: one descriptor each, and one adapter module each.
 
-In the repository this folder is ``adapters/``; installed, and inside the archive, it is
-the package ``lichhook.adapters``. Each descriptor below is the one place that names a
+Each descriptor below is the one place that names a
 harness's provider id, its adapter module (which defines ``ADAPTER``), the events it
 sends with what each reports and prints, the names of its tools that change files, its
 registrations and its installer. Everything else asks here (``lichhook.descriptor``
