@@ -78,6 +78,7 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
             adapter = _hosted(provider, environ, debug)
     except Exception as exc:  # a broken plugin folder must not fail the turn
         debug(f"{label}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
+        _failed(environ, provider, event, exc)
         return 0
     if adapter is None:
         debug(f"{label}: unknown provider; nothing sent")
@@ -90,7 +91,15 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
         report(provider, adapter, environ, debug, deadline, event)
     except Exception as exc:
         debug(f"{label}: nothing sent ({type(exc).__name__}: {exc})")
+        _failed(environ, provider, event, exc)
     return 0
+
+
+def _failed(environ: "Mapping[str, str]", provider: str, event: "Optional[str]", error: "BaseException | str") -> None:
+    """Leave a trace of a failure in the state folder (lichhook.failures, imported only now)."""
+    from lichhook.failures import record
+
+    record(environ, provider, event, error)
 
 
 def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug, deadline: float,
@@ -109,6 +118,7 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
         payload = read_payload(deadline=deadline)
     except PayloadError as exc:
         debug(f"{label}: {exc}; nothing sent")
+        _failed(environ, provider, event, f"the payload on stdin: {exc}")
         return
 
     from lichhook.adapter import Event
@@ -118,11 +128,13 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
         reports = made(adapter, happened, event is None, debug)
     except Exception as exc:
         debug(f"{label}: adapter raised {type(exc).__name__}: {exc}; nothing sent")
+        _failed(environ, provider, event, exc)
         return
     if not reports:
         debug(f"{label}: nothing to report for this payload; nothing sent")
         return
-    send(label, provider, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS))
+    send(label, provider, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS),
+         environ)
 
 
 def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Report]":
@@ -140,7 +152,7 @@ def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Rep
 
 
 def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,
-         deadline: float) -> None:
+         deadline: float, environ: "Mapping[str, str]" = os.environ) -> None:
     """Send each report, in order, each in what is left of ``deadline``; a title only when
     it is not the card's last, recorded once lich took it."""
     from lichhook import client
@@ -151,6 +163,7 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
             built = body(item, provider, target, event)
         except (TypeError, ValueError, AttributeError) as exc:
             debug(f"{label}: a report the adapter made is unusable ({exc}); not sent")
+            _failed(environ, provider, event.name or None, exc)
             continue
         what, path, data = built
         if data is None:
@@ -168,6 +181,8 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
             status = client.post(target.port, request, timeout)
         except OSError as exc:
             debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
+            _failed(environ, provider, event.name or None,
+                    f"{what}: lich did not answer at 127.0.0.1:{target.port} ({type(exc).__name__}: {exc})")
             continue
         debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, lich answered {status}")
         if item.contract == "session-title" and status is not None and 200 <= status < 300:
