@@ -119,13 +119,14 @@ def live_lines(out: str) -> list:
 
 
 def test_doctor_runs_each_registered_command_and_sees_its_reports_arrive(run, home):
-    assert run("install", "claude", "crush").returncode == 0
+    assert run("install", "claude", "crush", "opencode").returncode == 0
     done = run("doctor", timeout=120)
     out = done.stdout.decode()
     assert done.returncode == 0, out
     lines = live_lines(out)
-    # Claude Code: 10 hooks and its MCP server; Crush: 1 hook and its MCP server.
-    assert len(lines) == 13, out
+    # Claude Code: 10 hooks and its MCP server; Crush: 1 hook and its MCP server; opencode: its module.
+    assert len(lines) == 14, out
+    assert lines[-1].startswith("run:     11 events of a sample session, each exit 0, reports accepted")
     assert "exit 0; 1 report arrived, accepted (session-start)" in lines[0]  # Claude Code's bare SessionStart
     assert sum(" arrived, accepted (session-" in line for line in lines) == 9  # Claude Code's 8 report hooks, Crush's 1
     assert sum("reads the waits, sends nothing to lich by design" in line for line in lines) == 2
