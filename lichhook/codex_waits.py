@@ -51,6 +51,9 @@ def main(argv: List[str]) -> int:
     except Exception as exc:  # fail open: a bug here must never break a session's start
         outcome = Outcome()
         outcome.notice(f"{FAILED}: unexpected {type(exc).__name__}: {str(exc)[:300]}")
+        from lichhook.failures import record
+
+        record(os.environ, "codex-waits", "session-start", exc)
     finish(outcome)
     return 0
 

@@ -123,6 +123,7 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
             adapter = _hosted(provider, environ, debug, reserved)
     except Exception as exc:  # a broken plugin folder must not fail the turn
         debug(f"{label}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
+        _failed(environ, provider, event, exc)
         return 0
     if adapter is None:
         debug(f"{label}: unknown provider; nothing sent")
@@ -135,7 +136,15 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
         report(provider, adapter, environ, debug, deadline, event)
     except Exception as exc:
         debug(f"{label}: nothing sent ({type(exc).__name__}: {exc})")
+        _failed(environ, provider, event, exc)
     return 0
+
+
+def _failed(environ: "Mapping[str, str]", provider: str, event: "Optional[str]", error: "BaseException | str") -> None:
+    """Leave a trace of a failure in the state folder (lichhook.failures, imported only now)."""
+    from lichhook.failures import record
+
+    record(environ, provider, event, error)
 
 
 def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug, deadline: float,
@@ -154,6 +163,7 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
         payload = read_payload(deadline=deadline)
     except PayloadError as exc:
         debug(f"{label}: {exc}; nothing sent")
+        _failed(environ, provider, event, f"the payload on stdin: {exc}")
         return
 
     from lichhook.adapter import Event
@@ -163,11 +173,13 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
         reports = made(adapter, happened, event is None, debug)
     except Exception as exc:
         debug(f"{label}: adapter raised {type(exc).__name__}: {exc}; nothing sent")
+        _failed(environ, provider, event, exc)
         return
     if not reports:
         debug(f"{label}: nothing to report for this payload; nothing sent")
         return
-    send(label, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS))
+    send(label, provider, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS),
+         environ)
 
 
 def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Report]":
@@ -184,8 +196,8 @@ def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Rep
     return list(adapter.reports(event))  # type: ignore[attr-defined]
 
 
-def send(label: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,
-         deadline: float) -> None:
+def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,
+         deadline: float, environ: "Mapping[str, str]" = os.environ) -> None:
     """Send each report, in order, each in what is left of ``deadline``, as its contract
     builds it (``lichhook.contracts.outgoing``); a title it sets is recorded as the card's
     once lich took it."""
@@ -200,6 +212,7 @@ def send(label: str, reports: "List[Report]", target: "LichTarget", event: "Even
             out = outgoing(item, target.session_id, event)
         except (TypeError, ValueError, AttributeError) as exc:
             debug(f"{label}: a report the adapter made is unusable ({exc}); not sent")
+            _failed(environ, provider, event.name or None, exc)
             continue
         what, data = out.what, out.body
         if data is None:
@@ -219,6 +232,8 @@ def send(label: str, reports: "List[Report]", target: "LichTarget", event: "Even
             status = client.post(target.port, request, timeout)
         except OSError as exc:
             debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, no answer ({type(exc).__name__}: {exc})")
+            _failed(environ, provider, event.name or None,
+                    f"{what}: lich did not answer at 127.0.0.1:{target.port} ({type(exc).__name__}: {exc})")
             continue
         debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, lich answered {status}")
         if out.title and status is not None and 200 <= status < 300:

@@ -78,7 +78,7 @@ def remember(environ: "Mapping[str, str]", title: str) -> bool:
     if not session_id:
         return False
     where = folder(environ)
-    if not _usable(where):
+    if not usable_folder(where):
         return False
     from lichhook.coldstart import fastjson
     from lichhook.diskio import write_atomic
@@ -97,7 +97,7 @@ def forget(environ: "Mapping[str, str]", session_id: str) -> None:
         pass
 
 
-def _usable(where: str) -> bool:
+def usable_folder(where: str) -> bool:
     """Create the folder (private) if it is missing; True when it is a real folder (not a
     link) that belongs to this user."""
     import stat

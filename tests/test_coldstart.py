@@ -126,14 +126,28 @@ def outcome(fn, *args, **kwargs):
 
 
 def canonical(value):
-    # NaN != NaN: compare through a form where equal parses are equal.
-    if isinstance(value, float) and math.isnan(value):
-        return "NaN"
-    if isinstance(value, list):
-        return [canonical(v) for v in value]
-    if isinstance(value, dict):
-        return [(k, canonical(v)) for k, v in value.items()]
-    return (type(value).__name__, value)
+    """``value`` as a flat list of tokens, equal for equal parses (NaN != NaN, so it becomes
+    "NaN"). Flat and built without recursion: json parses nesting deeper than the recursion
+    limit (5000-deep arrays since 3.13), and the comparison must not fail where json did not."""
+    tokens = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and math.isnan(item):
+            tokens.append("NaN")
+        elif isinstance(item, list):
+            tokens.append(("list", len(item)))
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            tokens.append(("dict", len(item)))
+            for key, member in reversed(list(item.items())):
+                stack.append(member)
+                stack.append(("key", key))
+        elif isinstance(item, tuple):  # a key pushed above; json yields no tuples
+            tokens.append(item)
+        else:
+            tokens.append((type(item).__name__, item))
+    return tokens
 
 
 json_values = st.recursive(

@@ -21,6 +21,18 @@ from testkit.environment import lich_env
 PY = os.path.abspath(sys.executable)
 
 
+def toml_loads(text: str) -> dict:
+    """TOML read by the standard library's reader (3.11+), else by tomlkit (lichhook's own
+    dependency), as plain values."""
+    try:
+        import tomllib
+    except ImportError:
+        import tomlkit
+
+        return tomlkit.parse(text).unwrap()
+    return tomllib.loads(text)
+
+
 def stable(home: Path) -> Path:
     return installed_copy(home)
 
@@ -301,9 +313,7 @@ def test_codex_hooks_and_mcp_block(run, home):
                                             "timeout": 5}]}]
     assert (codex / "hooks.json").read_text().startswith('{\n\t"hooks"')  # tabs kept
 
-    import tomllib
-
-    toml = tomllib.loads((codex / "config.toml").read_text())
+    toml = toml_loads((codex / "config.toml").read_text())
     assert toml["model"] == "o3" and toml["mcp_servers"]["docs"]["command"] == "docs-server"
     assert toml["mcp_servers"]["lichhook"] == {"command": PY, "args": mcp_args(home)}
     assert (codex / "config.toml").read_text().startswith(USER_TOML)
@@ -628,7 +638,6 @@ OLD_PYTHONS = [p for p in (os.path.expanduser(f"~/.pyenv/versions/{v}/bin/python
     ('mcp_servers = { other = { command = "x" } }\n', False),
 ])
 def test_codex_toml_without_tomllib(run, home, user_toml, added):
-    import tomllib
 
     codex = home / ".codex"
     codex.mkdir()
@@ -636,7 +645,7 @@ def test_codex_toml_without_tomllib(run, home, user_toml, added):
     ok(run("install", "codex", python=OLD_PYTHONS[0]))
     text = (codex / "config.toml").read_text()
     if added:
-        assert text.startswith(user_toml) and "lichhook" in tomllib.loads(text)["mcp_servers"]
+        assert text.startswith(user_toml) and "lichhook" in toml_loads(text)["mcp_servers"]
     else:
         assert text == user_toml
     ok(run("uninstall", "codex", python=OLD_PYTHONS[0]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 
 import pytest
@@ -47,8 +48,13 @@ def test_every_generated_text_parses_and_spans_cover_it(tree, layout):
             stack.append(value)
 
 
+# json names a trailing comma itself from 3.13 on, and points at the comma; before, it
+# pointed where it expected the next member.
+TRAILING_COMMA_COLUMN = 8 if sys.version_info >= (3, 13) else 9
+
+
 @pytest.mark.parametrize("text,where", [
-    ("[NaN]", (1, 2)), ("[Infinity]", (1, 2)), ('{"a": 1,}', (1, 9)), ("// c\n{}", (1, 1)), ("{'a': 1}", (1, 2)),
+    ("[NaN]", (1, 2)), ("[Infinity]", (1, 2)), ('{"a": 1,}', (1, TRAILING_COMMA_COLUMN)), ("// c\n{}", (1, 1)), ("{'a': 1}", (1, 2)),
     ("[01]", (1, 3)), ('["\x01"]', (1, 3)), ('["abc', (1, 2)), ("[1] [2]", (1, 5)), ("[\u0661]", (1, 2)),
     ("[1.]", (1, 3)), ('{"a" 1}', (1, 6)), ("\u00a0{}", (1, 1)), ("[" * 5000 + "]" * 4999, None),
 ])

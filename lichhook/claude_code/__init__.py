@@ -57,6 +57,9 @@ def main(argv: list) -> int:
     except Exception as exc:  # fail open: a bug here must never hold or break a turn
         outcome = Outcome()
         outcome.notice(f"{let_through(hook)}: unexpected {type(exc).__name__}: {str(exc)[:300]}")
+        from lichhook.failures import record
+
+        record(os.environ, "claude-code", hook, exc)
     finish(outcome)
     return 0
 

@@ -12,7 +12,7 @@ an argument these do not take, a leading BOM, an error of any kind) is handed to
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from typing import Any, Callable
 
 try:
     from _json import encode_basestring as _c_encode_str
@@ -35,18 +35,27 @@ class _DecoderDefaults:
     parse_int = int
     parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
     memo: "dict[str, str]" = {}
+    array_hook = None  # read from 3.15 on
 
 
-# The C scanner reads its settings from any object with a decoder's attributes.
-_scan = _c_make_scanner(_DecoderDefaults()) if _c_make_scanner is not None else None  # type: ignore[arg-type]
+def _make(context: _DecoderDefaults) -> "Callable[[str, int], tuple] | None":
+    # The C scanner reads its settings from any object with a decoder's attributes; a
+    # Python whose scanner wants one these defaults lack gets json itself instead.
+    try:
+        return _c_make_scanner(context)  # type: ignore[arg-type]
+    except Exception:
+        return None
+
+
+_scan: "Any" = _make(_DecoderDefaults()) if _c_make_scanner is not None else None
 
 
 def _scanner(parse_int: "Callable[[str], object] | None") -> "Callable[[str, int], tuple] | None":
-    if parse_int is None or _c_make_scanner is None:
+    if parse_int is None or _scan is None:
         return _scan
     context = _DecoderDefaults()
     context.parse_int = parse_int  # type: ignore[assignment]
-    return _c_make_scanner(context)  # type: ignore[arg-type]
+    return _make(context)
 
 
 def loads(text: str, *, parse_int: "Callable[[str], object] | None" = None) -> object:

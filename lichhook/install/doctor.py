@@ -17,6 +17,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional
 
+    from lichhook.install.livecheck import LiveCheck
+
 
 def _exists(path: str | None) -> str:
     if not path:
@@ -57,23 +59,34 @@ class Magics:
 
 def main(argv: List[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
-        print("usage: python3 lichhook.pyz doctor\n\nShows, per harness, whether lichhook is registered and can run; "
-              "exits 1 when it finds a problem.")
+        print("usage: python3 lichhook.pyz doctor [--no-run]\n\nShows, per harness, whether lichhook is registered "
+              "and runs: each registered command is run as its harness runs it, with a sample payload, against a "
+              "stand-in lich doctor starts on 127.0.0.1 (--no-run: only read the configs). Shows the hooks' recent "
+              "failures too. Exits 1 when it finds a problem.")
         return 0
-    if argv:
-        sys.stderr.write(f"doctor takes no arguments (got {' '.join(argv)}); run: python3 lichhook.pyz doctor\n")
+    live = True
+    if argv == ["--no-run"]:
+        live = False
+    elif argv:
+        sys.stderr.write(f"doctor takes only --no-run (got {' '.join(argv)}); run: python3 lichhook.pyz doctor\n")
         return 2
     from lichhook.textout import tolerant_stdio
 
     tolerant_stdio()
     try:
-        return _doctor(Env(), sys.stdout)
+        if not live:
+            return _doctor(Env(), sys.stdout)
+        from lichhook.install.livecheck import LiveCheck
+
+        env = Env()
+        with LiveCheck(env.environ) as check:
+            return _doctor(env, sys.stdout, check)
     except ConfigError as exc:
         sys.stderr.write(f"lichhook doctor: {exc}\n")
         return 1
 
 
-def _doctor(env: Env, out) -> int:
+def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> int:
     archive = stable.archive_for(stable.running_magic())
     target = Target(current_python(), stable.hooks_for(stable.running_magic()))
     problems: list = []
@@ -98,8 +111,12 @@ def _doctor(env: Env, out) -> int:
     else:
         out.write(f"  inside lich:        yes (LICH_PORT={where.port}, LICH_SESSION_ID={where.session_id}, LICH_TOKEN set)\n")
 
+    if live is not None:
+        out.write("  live runs:          each registered command, with a sample payload, against a stand-in lich "
+                  "on 127.0.0.1\n")
     for h in harnesses.make_all(env):
-        _check(h, target, env, out, problems, magics)
+        _check(h, target, env, out, problems, magics, live)
+    _failures(env, out)
 
     out.write("\n")
     if not problems:
@@ -110,7 +127,8 @@ def _doctor(env: Env, out) -> int:
     return 1
 
 
-def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Magics] = None) -> None:
+def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Magics] = None,
+           live: Optional[LiveCheck] = None) -> None:
     magics = magics or Magics()
     out.write(f"\n{h.title} ({h.name})\n")
     reason = h.detected()
@@ -151,6 +169,12 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             mismatch = _bytecode_mismatch(f.archive, f.python, magics)
             if mismatch:
                 problems.append((h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python)))
+            elif live is not None:
+                outcome = live.check(f, target.windows)
+                out.write(f"      {outcome.line}\n")
+                if outcome.problem:
+                    fix = f"run {_install_hint(h.name)} {outcome.fix}" if outcome.reinstall else outcome.fix
+                    problems.append((h.name, outcome.problem, fix))
     if ours:
         try:
             checks = h.checks(target)
@@ -203,3 +227,16 @@ def _bytecode_mismatch(archive: str, python: str, magics: Magics) -> Optional[st
     from lichhook.archive import bytecode_mismatch
 
     return bytecode_mismatch(Path(archive), python, magics.of(python))
+
+
+def _failures(env: Env, out) -> None:
+    """The hooks' recent failures, as they recorded them in the state folder."""
+    from lichhook.failures import NAME, describe, folder, recent
+
+    found = recent(env.environ, 10)
+    where = os.path.join(folder(env.environ), NAME)
+    out.write(f"\nRecent hook failures ({where})\n")
+    if not found:
+        out.write("  none recorded\n")
+    for entry in found:
+        out.write(f"  {describe(entry)}\n")
