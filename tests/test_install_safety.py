@@ -217,35 +217,6 @@ def test_numbers_escapes_and_text_survive_byte_for_byte(run, home, newline):
 
 
 @ROOT_ONLY
-def test_root_installing_for_a_user_leaves_their_files_theirs(run, home):
-    """``sudo -E lichhook install``: HOME is the user's, SUDO_UID names them."""
-    state = home / ".claude.json"
-    state.write_text('{"numStartups": 3}')
-    os.chmod(state, 0o600)
-    os.chown(state, USER_UID, USER_GID)
-    os.chown(home, USER_UID, USER_GID)
-    env = {"SUDO_UID": str(USER_UID), "SUDO_GID": str(SUDO_GID), "SUDO_USER": "someone"}
-
-    ok(run("install", "claude", env=env))
-    st = state.stat()
-    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
-    assert "lichhook" in state.read_text()
-    backup = home / ".claude.json.lichhook-backup"
-    st = backup.stat()
-    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
-    for made in [home / ".claude", home / ".claude" / "settings.json", home / ".local", home / ".local" / "share",
-                 home / ".local" / "share" / "lichhook", stable(home).parent, stable(home)]:
-        st = made.stat()
-        assert (st.st_uid, st.st_gid) == (USER_UID, SUDO_GID), made
-    assert stat.S_IMODE(stable(home).stat().st_mode) == 0o755
-
-    ok(run("uninstall", "claude", env=env))
-    st = state.stat()
-    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
-    assert state.read_text() == '{"numStartups": 3}'
-
-
-@ROOT_ONLY
 def test_root_in_its_own_home_keeps_its_files_its_own(run, home):
     """Plain ``sudo`` sets HOME to root's: SUDO_UID must not hand root's configs over."""
     env = {"SUDO_UID": str(USER_UID), "SUDO_GID": str(SUDO_GID)}

@@ -12,7 +12,7 @@ import sys
 from lichhook.install import files, harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.ownership import Owners
+from lichhook.install.ownership import Owners, become_home_owner
 from lichhook.archive import python_of_magic
 from lichhook.install.target import Target, current_python
 
@@ -107,12 +107,20 @@ def _apply(plans: list, owners: Owners, command: str) -> tuple:
     return done, failed
 
 
-def _owners(env: Env) -> Owners:
+def _home_or_none(env: Env) -> Optional[str]:
     try:
-        home: Optional[str] = env.home()
+        return env.home()
     except ConfigError:
-        home = None
-    return Owners(home, env.environ)
+        return None
+
+
+def _owners(env: Env) -> Owners:
+    return Owners(_home_or_none(env), env.environ)
+
+
+def act_as_home_owner(env: Env, command: str) -> None:
+    """Root working in another user's home does it as that user (lichhook.install.ownership)."""
+    become_home_owner(_home_or_none(env), env.environ, command)
 
 
 def _report_skipped(command: str, skipped: list, any_done: bool) -> None:
@@ -150,6 +158,7 @@ def _install(argv: List[str]) -> int:
     parser = _parser("install")
     args = parser.parse_args(argv)
     env = Env()
+    act_as_home_owner(env, "install")
     source = stable.running_archive_or_none()
     if source is None:
         sys.stderr.write(
@@ -218,6 +227,7 @@ def _uninstall(argv: List[str]) -> int:
     parser = _parser("uninstall")
     args = parser.parse_args(argv)
     env = Env()
+    act_as_home_owner(env, "uninstall")
     chosen = _choose(parser, args, env, detected_only=False)
     target = Target(current_python(), stable.hooks_for(stable.running_magic()))
     plans, skipped = _plan(chosen, target, "uninstall")

@@ -67,7 +67,11 @@ def main(argv: List[str]) -> int:
 
     tolerant_stdio()
     try:
-        return _doctor(Env(), sys.stdout)
+        from lichhook.install.cli import act_as_home_owner
+
+        env = Env()
+        act_as_home_owner(env, "doctor")
+        return _doctor(env, sys.stdout)
     except ConfigError as exc:
         sys.stderr.write(f"lichhook doctor: {exc}\n")
         return 1

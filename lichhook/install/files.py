@@ -12,8 +12,9 @@ What every write keeps:
 - A symbolic link is followed: the file it points to is replaced, atomically, in its own
   folder, and the link stays a link. A dangling link, a link loop, and a file (linked or
   not) whose folder cannot be written are refused, naming the path and the fix.
-- An existing file keeps its mode, owner and group. A new file or folder gets the owner
-  ``ownership.Owners`` gives it (the user's, when root runs install for them).
+- An existing file keeps its mode, owner and group. A new file or folder is created by
+  the process as it runs: the user (root working in a user's home first becomes that
+  user, lichhook.install.ownership), or root in folders root owns.
 - A file with more than one hard link is refused: replacing it would split the links.
 - A harness rewriting its file meanwhile loses nothing. The file is replaced only if it
   still is the one read (checked after the new file is flushed, just before the swap);
@@ -153,6 +154,10 @@ def check_writable(snap: Snapshot, deleting: bool = False) -> None:
     where = nearest_existing(folder)
     if not os.path.isdir(where):
         raise ConfigError(f"cannot create {snap.path}: {where} is a file, not a folder; move it away, then run again.")
+    from lichhook.install.ownership import root_may_write
+
+    root_may_write(os.path.realpath(where), snap.path)
+    root_may_write(os.path.realpath(nearest_existing(os.path.dirname(os.path.abspath(snap.path)))), snap.path)
     if not os.access(where, os.W_OK | os.X_OK):
         if snap.linked:
             raise ConfigError(f"{snap.path} is a symbolic link to {snap.real}, and the folder {where} cannot be "
@@ -168,6 +173,9 @@ def check_writable(snap: Snapshot, deleting: bool = False) -> None:
     if hasattr(os, "geteuid") and not running_as_root() and snap.st.st_uid != os.geteuid():
         raise ConfigError(f"{snap.path} belongs to another user (uid {snap.st.st_uid}); rewriting it would make it "
                           "yours. Run this as that user, or change the file's owner, then run again.")
+    if hasattr(os, "getgroups") and not running_as_root() and snap.st.st_gid not in (os.getegid(), *os.getgroups()):
+        raise ConfigError(f"{snap.path} has group id {snap.st.st_gid}, which you are not in; rewriting it would change "
+                          "its group. Run this as a member of that group, or change the file's group, then run again.")
 
 
 class Edit:
@@ -371,15 +379,25 @@ def _unchanged(snap: Snapshot) -> bool:
     return (_identity(st), st.st_size, st.st_mtime_ns) == (_identity(snap.st), snap.st.st_size, snap.st.st_mtime_ns)
 
 
+def _kept_ids(st: os.stat_result) -> Optional[tuple]:
+    """The (uid, gid) a rewritten file must be given to keep its owner and group: both as
+    root; as a user, the group alone (a user may give their file any group they are in;
+    ``check_writable`` refused the others), -1 leaving the owner as created."""
+    from lichhook.install.ownership import running_as_root
+
+    if not hasattr(os, "geteuid"):
+        return None
+    if running_as_root():
+        return st.st_uid, st.st_gid
+    return (-1, st.st_gid) if st.st_gid != os.getegid() else None
+
+
 def _replace(snap: Snapshot, data: bytes) -> bool:
     """Replace the file read as ``snap`` with ``data``; False when it changed since it
     was read (then nothing was replaced, and planning starts over)."""
     assert snap.st is not None
-    from lichhook.install.ownership import running_as_root
-
     folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
-    ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
-    tmp, ours = _write_temp(folder, name, data, stat.S_IMODE(snap.st.st_mode), ids)
+    tmp, ours = _write_temp(folder, name, data, stat.S_IMODE(snap.st.st_mode), _kept_ids(snap.st))
     _exchanger()
     try:
         if not _unchanged(snap):
@@ -437,11 +455,9 @@ def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
     backup = snap.path + BACKUP_SUFFIX
     if os.path.lexists(backup) or snap.data is None or snap.st is None:
         return
-    from lichhook.install.ownership import running_as_root
-
     folder = os.path.dirname(os.path.abspath(backup))
-    ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
-    tmp, _ = _write_temp(folder, os.path.basename(backup), snap.data, stat.S_IMODE(snap.st.st_mode), ids)
+    tmp, _ = _write_temp(folder, os.path.basename(backup), snap.data, stat.S_IMODE(snap.st.st_mode),
+                         _kept_ids(snap.st))
     try:
         os.link(tmp, backup)
     except OSError:
@@ -488,18 +504,20 @@ def apply(edit: Edit, owners: Optional[Owners] = None) -> Planned:
 
 def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners]) -> None:
     """Put ``data`` at ``path`` whatever stands there (a file lichhook alone writes, such
-    as the installed archive): atomically, a new file owned as ``owners`` says."""
+    as the installed archive): atomically, by renaming a new file over the path, so a
+    reader sees the old file or the new one whole, never one rewritten in place. A link
+    found at the path is replaced, never written through: lichhook's own files are never
+    links, and one planted there must not steer the write elsewhere."""
     from lichhook.install.ownership import make_folders
 
-    snap = snapshot(path)
-    folder = os.path.dirname(snap.real)
+    folder = os.path.dirname(os.path.abspath(path))
     make_folders(folder, owners)
-    ids = owners.for_new(snap.real) if owners else None
-    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, ids)
+    ids = owners.for_new(path) if owners else None
+    tmp, _ = _write_temp(folder, os.path.basename(path), data, mode, ids)
     from lichhook.diskio import replace
 
     try:
-        replace(tmp, snap.real)
+        replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
