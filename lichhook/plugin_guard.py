@@ -9,7 +9,9 @@ A plugin folder or file is code the hook runs, maybe as root. On POSIX it is loa
 when it, and every folder above it, belongs to this user or root and cannot be written
 by anyone else, as OpenSSH judges ``authorized_keys``. Group write is allowed for a
 user's private group (a group named after its only member, the usual umask 002 set-up),
-and a folder above may be writable by all when its sticky bit is set (``/tmp``). On
+and a folder above may be writable by all when its sticky bit is set (``/tmp``). A plugin
+is compiled from the checked source itself (lichhook.host): bytecode in ``__pycache__``,
+which these checks do not cover, is never read or written. On
 Windows, whose permissions are ACLs that ``os.stat`` does not show, nothing is checked.
 """
 
