@@ -68,6 +68,12 @@ def untrusted(path: str) -> str | None:
     return None
 
 
+def folder_above_problem(path: str) -> str | None:
+    """Why the folder ``path``, which lies above something lichhook trusts (a waits
+    folder), lets someone else swap what is in it, or None."""
+    return _entry_problem(path, target=False)
+
+
 def _entry_problem(path: str, target: bool) -> str | None:
     try:
         st = os.stat(path)

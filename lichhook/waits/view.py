@@ -258,10 +258,41 @@ def _open_root(path: str, create: bool) -> "Dir | None":
                             "--waits-dir or LICHHOOK_WAITS_DIR") from None
     try:
         _check_private(root, "the waits folder")
+        _check_above(path)
     except BaseException:
         root.close()
         raise
     return root
+
+
+def _check_above(path: str) -> None:
+    """Refuse a waits folder that lies in a folder another user controls (theirs, or one
+    others may write without the sticky bit): they could move the user's folder away, or
+    put their own in its place. Only stats on the usual path; lichhook.plugin_guard
+    judges (and words) a folder that fails the quick test."""
+    if sys.platform == "win32":
+        return
+    me = os.geteuid()
+    seen = set()
+    for start in (os.path.abspath(path), os.path.realpath(path)):
+        current = os.path.dirname(start)
+        while current not in seen:
+            seen.add(current)
+            try:
+                st = os.stat(current)
+            except OSError:
+                break  # the folder itself was opened; nothing above it to judge
+            if st.st_uid not in (me, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
+                from lichhook.plugin_guard import folder_above_problem
+
+                problem = folder_above_problem(current)
+                if problem:
+                    raise FolderRefused(f"the waits folder {path} lies in a folder another user may change: "
+                                        f"{problem}")
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
 
 
 class FolderView:
