@@ -740,3 +740,30 @@ def test_opencode_says_when_it_will_install_its_plugin_package_first(run, home):
     doctor = run("doctor")
     assert "@opencode-ai/plugin" not in doctor.stdout.decode()
     assert "problem: opencode" not in doctor.stdout.decode()  # a note, never a problem
+
+
+BEGIN_LINE = ("# >>> lichhook: session reporter (added by 'lichhook install crush'; "
+              "'lichhook uninstall crush' removes it) >>>")
+
+
+@pytest.mark.parametrize("original", [
+    # the start marker copied on its own (no end marker), the user's lines after it
+    RC + BEGIN_LINE + "\nhook add PreToolUse --name notes --command ./notes.sh\nprovider add other\n",
+    # the markers inside a heredoc the user's own script writes
+    RC + "cat > /tmp/example <<'EOF'\n" + BEGIN_LINE + "\nmy own text\n# <<< lichhook <<<\nEOF\n",
+    # no final newline
+    RC.rstrip("\n"),
+    "hook add PreToolUse --name mine --command ./mine.sh",
+], ids=["lone-start-marker", "heredoc", "no-final-newline", "one-line-no-newline"])
+def test_crushrc_uninstall_gives_back_every_user_line(run, home, original):
+    """Only a block lichhook provably wrote is lichhook's: its two markers with nothing
+    but its own hook lines between them; and a file without a final newline keeps none."""
+    rc = home / ".config" / "crush" / "crushrc"
+    rc.parent.mkdir(parents=True)
+    rc.write_bytes(original.encode())
+    ok(run("install", "crush"))
+    assert crushrc_command(rc.read_text()) == sh(home, "crush", "PreToolUse")
+    assert rc.read_text().startswith(original)
+    ok(run("install", "crush"))
+    ok(run("uninstall", "crush"))
+    assert rc.read_bytes() == original.encode()

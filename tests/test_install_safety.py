@@ -510,3 +510,41 @@ def test_an_old_release_install_is_taken_out_whole_by_this_uninstall(run, home):
     (codex / "config.toml").write_text(f"{f['user']}\n{LEGACY}\n{f['table']}# <<< lichhook <<<\n")
     ok(run("uninstall", "codex"))
     assert (codex / "config.toml").read_text() == f["user"]
+
+
+# -- the installed archive is the user's alone ----------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners and modes")
+@pytest.mark.parametrize("damage", ["other-owner", "mode-0666", "folder-0777"])
+def test_an_archive_copy_others_can_change_is_a_problem_install_mends(run, home, damage):
+    """The registered hooks run ``hooks.pyz``: whoever can change it, or the folder it is in,
+    runs code as the user (as root, for root's hooks)."""
+    from testkit.archive import installed_hooks
+
+    ok(run("install", "claude"))
+    hooks = installed_hooks(home)
+    if damage == "other-owner":
+        if os.geteuid() != 0:
+            pytest.skip("giving a file to another user needs root")
+        os.chown(hooks, USER_UID, USER_GID)
+        said = f"{hooks} belongs to user id {USER_UID}"
+    elif damage == "mode-0666":
+        hooks.chmod(0o666)
+        said = f"{hooks} can be written by anyone"
+    else:
+        hooks.parent.chmod(0o777)
+        said = f"{hooks.parent} can be written by anyone"
+    doctor = run("doctor")
+    assert doctor.returncode == 1 and "Traceback" not in out_err(doctor)
+    assert said in doctor.stdout.decode() and "no problem found" not in doctor.stdout.decode()
+    again = run("install", "claude")
+    assert "Traceback" not in out_err(again)
+    if damage == "folder-0777":
+        assert again.returncode == 1 and said in again.stderr.decode()  # not lichhook's to chmod: refused
+        hooks.parent.chmod(0o755)
+    else:
+        ok(again)
+        st = hooks.stat()
+        assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (os.geteuid(), 0o755)
+    ok(run("doctor"))

@@ -172,6 +172,11 @@ def _install(argv: List[str]) -> int:
     magic = stable.running_magic()
     dest = stable.archive_for(magic)
     target = Target(current_python(), stable.hooks_for(magic))
+    unsafe = stable.folder_problem(dest)
+    if unsafe:
+        sys.stderr.write(f"lichhook install: the hooks would run {target.archive}, which another user could "
+                         f"change: {unsafe}; then run install again. Nothing was changed.\n")
+        return 1
     plans, skipped = _plan(chosen, target, "install")
     out = sys.stdout
     copy = bool(plans) and not stable.up_to_date(dest, source, magic)

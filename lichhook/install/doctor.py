@@ -90,6 +90,12 @@ def _doctor(env: Env, out) -> int:
     for other in stable.copies(target.root):
         if other != archive:
             out.write(f"  other copy:         {other}\n")
+    for copy in dict.fromkeys([archive, *stable.copies(target.root)]):
+        unsafe = stable.copy_problem(copy)
+        if unsafe:
+            out.write(f"  UNSAFE:             {unsafe}\n")
+            problems.append(("archive", f"another user could change what the hooks run: {unsafe}",
+                             "then run install again for each harness (it writes a new copy of your own)"))
     from lichhook.paths import waits_dir
 
     waits = waits_dir(env.environ)
