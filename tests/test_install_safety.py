@@ -425,6 +425,91 @@ def test_a_harness_rewriting_its_config_meanwhile_loses_nothing(run, home, tmp_p
     assert missing == []  # every write of the harness is there
 
 
+IN_PLACE_WRITER = textwrap.dedent("""
+    import json, os, sys, time
+    path, stop = sys.argv[1], sys.argv[2]
+    data = json.load(open(path, encoding="utf-8"))
+    i = 0
+    while not os.path.exists(stop):
+        i += 1
+        with open(path, encoding="utf-8") as f:
+            try:
+                data = json.load(f)
+            except ValueError:
+                pass  # lichhook's rename landed mid-read; keep what we had
+        data[f"k{i}"] = i
+        with open(path, "r+", encoding="utf-8") as f:  # in place: truncate, a pause, then write
+            f.truncate(0)
+            f.flush()
+            time.sleep(0.004)
+            json.dump(data, f)
+        time.sleep(0.002)
+""")
+
+
+def test_a_harness_truncating_then_writing_its_config_never_makes_install_drop_it(run, home, tmp_path):
+    """A harness that rewrites ``~/.claude.json`` in place leaves it empty for a moment:
+    install must never write what it built from that moment, nor keep it as the backup."""
+    state = home / ".claude.json"
+    state.write_text(json.dumps({"numStartups": 1, "userID": "u", "projects": {"/p": {}}}))
+    writer, stop = tmp_path / "writer.py", tmp_path / "stop"
+    writer.write_text(IN_PLACE_WRITER)
+    proc = subprocess.Popen([sys.executable, str(writer), str(state), str(stop)])
+    try:
+        for rounds in range(16):
+            result = run("install" if rounds % 2 == 0 else "uninstall", "claude")
+            assert "Traceback" not in out_err(result)
+            if result.returncode:
+                # refused, with nothing written: caught mid-rewrite, or between two parts of a long write
+                assert any(why in result.stderr.decode() for why in ("another program", "kept changing",
+                                                                      "is not valid JSON")), out_err(result)
+            for path in (state, home / ".claude.json.lichhook-backup"):
+                if path.exists() and path.stat().st_size:
+                    try:
+                        data = json.loads(path.read_text())
+                    except ValueError:
+                        continue  # the writer is between its truncation and its write
+                    assert {"numStartups", "userID", "projects"} <= set(data), (path, sorted(data)[:5])
+            backup = home / ".claude.json.lichhook-backup"
+            assert not backup.exists() or backup.stat().st_size > 0
+    finally:
+        stop.touch()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+
+
+def test_an_emptied_config_whose_backup_holds_settings_is_not_written(run, home):
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 3, "userID": "u"}')
+    ok(run("install", "claude"))
+    state.write_bytes(b"")  # caught between a harness's truncation and its write
+    result = run("install", "claude")
+    assert result.returncode == 1 and "Traceback" not in out_err(result)
+    assert f"{state} is empty, while its backup" in result.stderr.decode()
+    assert state.read_bytes() == b""
+
+
+def test_a_config_that_lost_names_since_it_was_planned_is_not_written(tmp_path):
+    """In process: the plan is shown from one read; the write re-reads. A version that
+    lost top-level names meanwhile is refused, not written over."""
+    from lichhook.install import files, harness
+    from lichhook.install.jsonmerge import ConfigError
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"a": 1, "b": 2}')
+
+    def add(doc, notes):
+        doc.add_member((), "lichhook", True)
+
+    edit = files.Edit(str(path), harness.json_edit(str(path), add))
+    planned = edit.plan()
+    assert planned.changed
+    path.write_text('{"b": 2}')
+    with pytest.raises(ConfigError, match="lost 'a' since lichhook read it a moment ago"):
+        files.apply(edit, seen=planned.before)
+    assert path.read_text() == '{"b": 2}'
+
+
 # -- Codex's config.toml, as Codex itself writes it -----------------------------------------------
 # Byte-level fixtures taken from codex-cli 0.171.0 (trust, `codex mcp add`, `codex mcp remove`).
 

@@ -98,7 +98,7 @@ def _apply(plans: list, owners: Owners, command: str) -> tuple:
         applied = []
         try:
             for p in planned:
-                applied.append(files.apply(p.edit, owners))
+                applied.append(files.apply(p.edit, owners, seen=p.before))
         except ConfigError as exc:
             changed = [p.path for p in applied if p.changed]
             extra = f" (already changed: {', '.join(changed)}; run {command} {h.name} again)" if changed else ""

@@ -195,6 +195,9 @@ class Edit:
         self.backup = backup
         self.prune_dirs = tuple(prune_dirs)
         self.mode = mode
+        # The top-level names of a config's document (None: unreadable), for a transform
+        # of a structured config; ``apply`` will not write a version that lost some.
+        self.keys_of: Optional[Callable[[bytes], Optional[set]]] = getattr(transform, "keys_of", None)
 
     def plan(self) -> "Planned":
         snap = snapshot(self.path)
@@ -469,10 +472,64 @@ def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
         _unlink(tmp)
 
 
-def apply(edit: Edit, owners: Optional[Owners] = None) -> Planned:
-    """Bring the file to its planned state; returns what was done."""
+SETTLE_READS, SETTLE_PAUSE = 6, 0.05
+
+
+def _settled(edit: Edit, planned: Planned) -> Planned:
+    """A blank config (0 bytes, or only white space) may be a harness's file caught between
+    its truncation and its write: read it again a few times over 0.3 s before taking it
+    as blank."""
+    import time
+
+    for _ in range(SETTLE_READS):
+        if planned.before is None or planned.before.strip():
+            return planned
+        time.sleep(SETTLE_PAUSE)
+        planned = edit.plan()
+    return planned
+
+
+def _nothing_lost(edit: Edit, planned: Planned, seen: Optional[bytes]) -> None:
+    """Refuse to write a config that lost top-level names against the version read a
+    moment before (``seen``, when install planned), or that is blank while its backup
+    holds names: another program is rewriting it, and what lichhook would write from it
+    would lose the rest."""
+    keys_of = edit.keys_of
+    if keys_of is None or planned.before is None:
+        return
+    now = keys_of(planned.before)
+    if now is None:
+        return
+    if seen is not None and seen != planned.before:
+        earlier = keys_of(seen) or set()
+        lost = sorted(earlier - now)
+        if lost:
+            raise ConfigError(
+                f"{edit.path} lost {', '.join(map(repr, lost[:5]))}{' and more' if len(lost) > 5 else ''} since "
+                "lichhook read it a moment ago: another program is rewriting it. Nothing was written to it; "
+                "run again once that program is done.")
+    if not now:
+        try:
+            backup = snapshot(edit.path + BACKUP_SUFFIX).data
+        except ConfigError:
+            backup = None
+        held = keys_of(backup) if backup else None
+        if held:
+            raise ConfigError(
+                f"{edit.path} is empty, while its backup {edit.path + BACKUP_SUFFIX} holds {len(held)} settings: "
+                "another program may be rewriting it. Nothing was written to it; run again once that program "
+                "is done, or, if it really lost them, restore it from the backup first.")
+
+
+def apply(edit: Edit, owners: Optional[Owners] = None, seen: Optional[bytes] = None) -> Planned:
+    """Bring the file to its planned state; returns what was done. ``seen``: the file's
+    bytes when the change was planned and shown (nothing that lost names since is written)."""
     for _ in range(ATTEMPTS):
         planned = edit.plan()
+        if edit.keys_of is not None:
+            planned = _settled(edit, planned)
+            if planned.changed:
+                _nothing_lost(edit, planned, seen)
         if not planned.changed:
             return planned
         snap = planned.snap

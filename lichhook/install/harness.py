@@ -195,6 +195,7 @@ def json_edit(path: str, change: Callable[[Doc, List[str]], object]) -> Callable
     def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
         return jsonmerge.edit(raw, path, lambda doc: change(doc, notes))
 
+    transform.keys_of = jsonmerge.top_keys  # type: ignore[attr-defined]
     return transform
 
 
@@ -246,6 +247,7 @@ def removal(path: str, change: Callable[[Doc, Callable[[tuple], Optional[str]]],
                 return raw if os.path.islink(path) else None
         return bom + doc.text.encode("utf-8")
 
+    transform.keys_of = jsonmerge.top_keys  # type: ignore[attr-defined]
     return transform
 
 
