@@ -244,7 +244,7 @@ def _open_root(path: str, create: bool) -> "Dir | None":
     except FileNotFoundError:
         if not create:
             return None
-        os.makedirs(path, 0o700, exist_ok=True)
+        _make_private(path)
         link = os.lstat(path)
     # The folder itself may be a link the user made; one made by anyone else is refused.
     if stat.S_ISLNK(link.st_mode) and sys.platform != "win32" and link.st_uid not in (os.geteuid(), 0):
@@ -263,6 +263,25 @@ def _open_root(path: str, create: bool) -> "Dir | None":
         root.close()
         raise
     return root
+
+
+def _make_private(path: str) -> None:
+    """``os.makedirs`` with every folder it creates 0700, not just the last: the folders
+    above the waits folder must be closed to others too (``_check_above``), whatever the
+    umask (under umask 000 makedirs leaves them 0777)."""
+    missing = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
 
 
 def _check_above(path: str) -> None:
