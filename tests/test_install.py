@@ -358,6 +358,32 @@ def test_antigravity_plugin_folder(run, home):
     assert not folder.exists() and (folder.parent / "someone-else").exists()
 
 
+def test_an_antigravity_plugin_of_the_users_own_is_never_taken_or_deleted(run, home):
+    """A file that merely names lichhook is not lichhook's: only what lichhook wrote,
+    provably, is replaced or deleted."""
+    folder = home / ".gemini" / "config" / "plugins" / "lichhook"
+    folder.mkdir(parents=True)
+    mine = {"plugin.json": b'{"name": "lichhook", "description": "my own reporter"}\n',
+            "hooks.json": b'{"lichhook": {"Stop": [{"type": "command", "command": "./mine.sh"}]}}\n'}
+    for name, data in mine.items():
+        (folder / name).write_bytes(data)
+    result = run("install", "antigravity")
+    assert result.returncode == 1 and "was not written by lichhook" in result.stderr.decode()
+    for command in ("uninstall",):
+        result = run(command, "antigravity")
+        assert "Traceback" not in result.stderr.decode()
+    assert {name: (folder / name).read_bytes() for name in mine} == mine
+    # lichhook's own files, with an entry the user added to its hooks.json: only lichhook's go
+    for name in mine:
+        (folder / name).unlink()
+    ok(run("install", "antigravity"))
+    hooks = load(folder / "hooks.json")
+    hooks["lichhook"]["Stop"].append({"type": "command", "command": "./mine.sh"})
+    (folder / "hooks.json").write_text(json.dumps(hooks))
+    ok(run("uninstall", "antigravity"))
+    assert load(folder / "hooks.json") == {"lichhook": {"Stop": [{"type": "command", "command": "./mine.sh"}]}}
+
+
 # -- Crush ------------------------------------------------------------------------------
 
 
