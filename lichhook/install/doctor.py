@@ -91,6 +91,13 @@ def _doctor(env: Env, out) -> int:
         if other != archive:
             out.write(f"  other copy:         {other}\n")
     for copy in dict.fromkeys([archive, *stable.copies(target.root)]):
+        hooks = stable.hooks_beside(copy)
+        if hooks and os.path.isfile(hooks) and not os.path.isfile(copy):
+            # the hooks run from hooks.pyz, which reaches every other module in the
+            # complete archive beside it: plugins, the MCP server, wait ops, install
+            problems.append(("archive", f"the complete archive {copy} is missing, which the hooks archive "
+                             f"{hooks} beside it needs for plugins and every command but the hooks",
+                             f"run install again for each harness: {_install_hint('<harness>')}"))
         unsafe = stable.copy_problem(copy)
         if unsafe:
             out.write(f"  UNSAFE:             {unsafe}\n")
