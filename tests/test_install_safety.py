@@ -633,3 +633,59 @@ def test_an_archive_copy_others_can_change_is_a_problem_install_mends(run, home,
         st = hooks.stat()
         assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (os.geteuid(), 0o755)
     ok(run("doctor"))
+
+
+# -- no traceback, whatever the surroundings ------------------------------------------------
+
+
+def test_a_python_that_writes_no_archive_is_named_not_a_traceback(run, home, tmp_path):
+    """Another harness's registration runs an older copy with a "Python" that answers its
+    version but exits 0 without writing the archive it was asked to compile."""
+    data = home / ".local" / "share" / "lichhook"
+    old = data / "py3.8"
+    old.mkdir(parents=True)
+    (old / "lichhook.pyz").write_bytes(b"an older copy")
+    (old / "hooks.pyz").write_bytes(b"an older copy")
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nif [ $# -gt 4 ]; then exit 0; fi\nexec {PY} \"$@\"\n")
+    fake.chmod(0o755)
+    crush = home / ".config" / "crush" / "crush.json"
+    crush.parent.mkdir(parents=True)
+    crush.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"name": "lichhook", "command": f"{fake} -I -S {old / 'hooks.pyz'} crush PreToolUse", "timeout": 5}]}}))
+    result = run("install", "claude")
+    assert "Traceback" not in out_err(result)
+    assert result.returncode == 0, out_err(result)
+    assert f"archive: left {old / 'lichhook.pyz'} as it is" in result.stdout.decode()
+    assert f"{fake} exited without writing" in result.stdout.decode()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX byte paths")
+@pytest.mark.parametrize("command", [("install", "antigravity"), ("install", "claude"), ("doctor",)])
+def test_a_home_path_that_is_not_utf8_is_named_not_a_traceback(pyz, base_env, tmp_path, command):
+    home = os.fsdecode(os.fsencode(str(tmp_path)) + b"/h\xff")
+    os.makedirs(os.path.join(home, ".gemini"))
+    os.makedirs(os.path.join(home, ".claude"))
+    env = dict(base_env, HOME=home, XDG_DATA_HOME=home + "/.local/share", XDG_CONFIG_HOME=home + "/.config",
+               XDG_STATE_HOME=home + "/.local/state")
+    done = subprocess.run([PY, str(pyz), *command], env=env, capture_output=True, timeout=60)
+    assert b"Traceback" not in done.stderr + done.stdout, done.stderr.decode(errors="replace")[-800:]
+    assert done.returncode == 1
+    assert b"undecodable byte" in done.stderr + done.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pipe closed early")
+@pytest.mark.parametrize("command", [("install", "--dry-run", "claude"), ("install", "claude"), ("doctor",)])
+def test_a_reader_that_stops_early_leaves_no_traceback_and_a_whole_install(pyz, base_env, home, command):
+    """``install | head -1``: the reader goes away after one line; install still finishes."""
+    (home / ".claude").mkdir()
+    proc = subprocess.Popen([PY, str(pyz), *command], env=base_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as head does after its line
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()[-800:]
+    if command == ("install", "claude"):
+        assert b"claude-code stop" in (home / ".claude" / "settings.json").read_bytes()
+        assert b"lichhook" in (home / ".claude.json").read_bytes()

@@ -79,7 +79,14 @@ class Antigravity(harness.EntryHarness):
             handlers = [w.entry for w in wanted]
             group = self.group(event)
             events[event] = handlers if group is None else [dict(group, hooks=handlers)]
-        return (json.dumps({TABLE[0]: events}, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        text = json.dumps({TABLE[0]: events}, indent=2, ensure_ascii=False) + "\n"
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise jsonmerge.ConfigError(
+                f"cannot write {os.path.join(self.plugin_dir(), 'hooks.json')}: the path {target.archive!r} it "
+                "would name holds an undecodable byte (not UTF-8), which no JSON file can hold; install from a "
+                "home folder whose path is UTF-8 (or set XDG_DATA_HOME to one). It was left untouched.") from None
 
     def install(self, target: Target) -> List[Edit]:
         folder = self.plugin_dir()

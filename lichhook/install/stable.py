@@ -194,7 +194,11 @@ def prepared_for(python: str, source: str) -> bytes:
         if done.returncode != 0:
             why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
             raise ConfigError(f"{python} could not compile the archive for itself: {why[0]}")
-        return out.read_bytes()
+        try:
+            return out.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"{python} exited without writing the archive it was asked to compile for itself "
+                              f"({exc.strerror or exc}); is it a Python?")
 
 
 def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> None:

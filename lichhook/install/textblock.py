@@ -37,15 +37,17 @@ def find(text: str, begin: str, end: str, is_own: Callable[[str], bool]) -> Opti
 
 
 def put(text: str, block: str, begin: str, end: str, is_own: Callable[[str], bool]) -> str:
-    """``text`` with ``block`` in place of the old one, or appended after a blank line (a
-    text without a final newline gets only the newline that ends its last line, so that
-    ``remove`` can tell the two apart and give each back as it was)."""
+    """``text`` with ``block`` in place of the old one, or appended after a blank line. A
+    text without a final newline gets a block without one either: the file still ends
+    as it did, and ``remove`` can tell that the line end before the blank line was
+    lichhook's too."""
     found = find(text, begin, end, is_own)
     if found:
-        return text[:found[0]] + block + text[found[1]:]
+        unterminated = found[1] == len(text) and not text.endswith("\n")
+        return text[:found[0]] + (block.rstrip("\r\n") if unterminated else block) + text[found[1]:]
     newline = newline_of(text)
     if text and not text.endswith("\n"):
-        return text + newline + block
+        return text + newline + newline + block.rstrip("\r\n")
     if text.strip():
         text += newline
     return text + block
@@ -53,16 +55,16 @@ def put(text: str, block: str, begin: str, end: str, is_own: Callable[[str], boo
 
 def remove(text: str, begin: str, end: str, is_own: Callable[[str], bool]) -> str:
     """``text`` without the block, and without what ``put`` added before it: the blank
-    line, or, for a block that ends the text right after its last line's own newline
-    without a blank line before it, that newline."""
+    line, and for a block that ends the text without a final newline, the line end
+    before that blank line too."""
     found = find(text, begin, end, is_own)
     if not found:
         return text
     before, after = text[:found[0]], text[found[1]:]
-    if before.endswith("\r\n\r\n"):
-        before = before[:-2]
-    elif before.endswith("\n\n"):
-        before = before[:-1]
-    elif not after and before.rstrip("\r\n"):
-        before = before[:-2] if before.endswith("\r\n") else before[:-1] if before.endswith("\n") else before
+    unterminated = not after and not text.endswith("\n")
+    for _ in range(2 if unterminated else 1):
+        if before.endswith("\r\n\r\n") or (unterminated and before.endswith("\r\n") and before[:-2].strip()):
+            before = before[:-2]
+        elif before.endswith("\n\n") or (unterminated and before.endswith("\n") and before[:-1].strip()):
+            before = before[:-1]
     return before + after
