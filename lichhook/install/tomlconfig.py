@@ -70,13 +70,47 @@ def _value(text: str) -> Optional[dict]:
     from tomlkit.exceptions import TOMLKitError
 
     try:
-        return tomlkit.parse(text).unwrap()
+        return plain(tomlkit.parse(text))
     except (TOMLKitError, ValueError, RecursionError):
         return None
 
 
 def newline_of(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+    """The line ending of the file's last line break (``\\n`` when it has none): what
+    lichhook appends after it must match it, so that removing it finds the blank line it
+    added, in a file that mixes both endings too."""
+    at = text.rfind("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
+
+
+class _NaN:
+    """Stands for a TOML ``nan`` in a value lichhook compares: ``nan != nan`` would make
+    every file holding one look changed by any edit."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NaN)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+def _comparable(value: Any) -> Any:
+    """``value`` (a plain TOML value) with every float NaN as a ``_NaN``."""
+    if isinstance(value, float) and value != value:
+        return _NaN()
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def plain(doc: Any) -> Any:
+    """The plain value of a tomlkit document, fit to compare (``_comparable``)."""
+    return _comparable(doc.unwrap())
 
 
 def server(value: dict) -> Any:
@@ -239,7 +273,7 @@ def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Op
     target = target.server()  # a long-running server runs the complete archive
     bom, original = decode(raw, path) if raw is not None else (b"", "")
     text = drop_legacy_markers(original)
-    value = parse(text, path).unwrap()
+    value = plain(parse(text, path))
     servers, entry = value.get(KEY[0]), server(value)
     wanted = _wanted(target)
     new: Optional[str] = None
@@ -298,7 +332,7 @@ def _updated(text: str, path: str, target: Target, entry: dict, notes: List[str]
     if args[:i + 1] != prefix:
         table["args"] = _with_prefix(table["args"], i, prefix)
     candidate = doc.as_string()
-    expected_value = parse(text, path).unwrap()
+    expected_value = plain(parse(text, path))
     expected_value[KEY[0]][KEY[1]]["command"] = wanted["command"]
     expected_value[KEY[0]][KEY[1]]["args"] = prefix + args[i + 1:]
     # Nothing outside the table may move: compare the two texts with the table cut out.
@@ -396,7 +430,7 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
     bom, original = decode(raw, path)
     text = drop_legacy_markers(original)
     doc = parse(text, path)
-    value = doc.unwrap()
+    value = plain(doc)
     if is_ours(server(value), target):
         expected = _normal(_without_server(value))
         cut = _without(text, path)
