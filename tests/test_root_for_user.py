@@ -156,3 +156,22 @@ def test_an_archive_the_user_cannot_read_is_refused_by_name(world, user):
     assert done.returncode == 1 and "Traceback" not in text(done)
     assert f"who cannot read {private}" in done.stderr.decode()
     assert not (home / ".claude" / "settings.json").exists() and not (home / ".local").exists()
+
+
+def test_a_users_install_keeps_the_group_of_a_file_it_rewrites(world, user):
+    """Run as the user (not root): a config in a group of theirs other than their own
+    keeps that group; the docs say owner, group and mode are kept."""
+    top, archive, home = world
+    shared_gid = 54329  # a group the user is in besides their own
+    settings = home / ".claude" / "settings.json"
+    settings.write_text('{"model": "opus"}')
+    os.chown(settings, user.pw_uid, shared_gid)
+    settings.chmod(0o660)
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(home / ".local" / "share")}
+    done = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}",
+                           f"--groups={user.pw_gid},{shared_gid}", "--", SYSTEM_PYTHON, str(archive),
+                           "install", "claude"], env=env, capture_output=True, timeout=120, cwd=str(home))
+    assert done.returncode == 0, text(done)
+    st = settings.stat()
+    assert b"claude-code stop" in settings.read_bytes()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (user.pw_uid, shared_gid, 0o660)
