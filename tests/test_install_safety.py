@@ -689,3 +689,20 @@ def test_a_reader_that_stops_early_leaves_no_traceback_and_a_whole_install(pyz, 
     if command == ("install", "claude"):
         assert b"claude-code stop" in (home / ".claude" / "settings.json").read_bytes()
         assert b"lichhook" in (home / ".claude.json").read_bytes()
+
+
+@pytest.mark.parametrize("which", ["config", "backup"])
+def test_a_config_or_backup_past_the_size_bound_is_refused_by_name(run, home, which):
+    """A sparse file (no disk used) one byte past the bound: refused before it is read."""
+    from lichhook.install.files import MAX_CONFIG_BYTES
+
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 3}')
+    big = state if which == "config" else home / ".claude.json.lichhook-backup"
+    if which == "backup":
+        ok(run("install", "claude"))
+    with open(big, "r+b" if big.exists() else "wb") as f:
+        f.truncate(MAX_CONFIG_BYTES + 1)
+    result = run("uninstall" if which == "backup" else "install", "claude")
+    assert result.returncode == 1 and "Traceback" not in out_err(result)
+    assert f"{big} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB" in result.stderr.decode()

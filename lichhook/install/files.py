@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from lichhook.install.ownership import Owners
 
 BACKUP_SUFFIX = ".lichhook-backup"
+# No harness config comes near this; a file past it (a runaway log, a sparse file of
+# terabytes) is refused before it is read rather than exhausting memory.
+MAX_CONFIG_BYTES = 128 * 1024 * 1024
 ATTEMPTS = 20
 _O_BINARY = getattr(os, "O_BINARY", 0)
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -124,7 +127,11 @@ def snapshot(path: str) -> Snapshot:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
-        data = _read_all(fd)
+        data = _read_all(fd, MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB "
+                              f"({max(st.st_size, len(data))} bytes), more than any config lichhook edits holds; "
+                              "move it away or shrink it, then run again. It was left untouched.")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
     finally:
@@ -132,13 +139,17 @@ def snapshot(path: str) -> Snapshot:
     return Snapshot(path, real, data, st)
 
 
-def _read_all(fd: int) -> bytes:
+def _read_all(fd: int, limit: Optional[int] = None) -> bytes:
+    """Everything left in ``fd``, or its first ``limit`` bytes."""
     chunks: List[bytes] = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
+    size = 0
+    while limit is None or size < limit:
+        chunk = os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - size))
         if not chunk:
-            return b"".join(chunks)
+            break
         chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def read(path: str) -> Optional[bytes]:

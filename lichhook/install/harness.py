@@ -202,10 +202,9 @@ def json_edit(path: str, change: Callable[[Doc, List[str]], object]) -> Callable
 def _original(path: str) -> Optional[tuple]:
     """(bytes, Doc or None) of the file as it was before lichhook first changed it,
     from its backup; None without a backup."""
-    try:
-        raw = files.read(path + files.BACKUP_SUFFIX)
-    except ConfigError:
-        return None
+    # A backup that cannot be read (too large, a FIFO, no permission) is refused, naming
+    # it: taken as absent, it would make a file the user had look like lichhook's own.
+    raw = files.read(path + files.BACKUP_SUFFIX)
     if raw is None:
         return None
     try:
