@@ -793,3 +793,19 @@ def test_crushrc_uninstall_gives_back_every_user_line(run, home, original):
     ok(run("install", "crush"))
     ok(run("uninstall", "crush"))
     assert rc.read_bytes() == original.encode()
+
+
+def test_uninstall_takes_away_the_folders_install_made_and_only_those(run, home):
+    """Folders install created (and nothing else put anything in) go with uninstall; a
+    folder that was there before, or that holds anything, stays."""
+    (home / ".codex").mkdir()  # the user's, made before lichhook came
+    ok(run("install", "claude", "codex"))
+    assert (home / ".claude").is_dir() and (home / ".local" / "share" / "lichhook").is_dir()
+    ok(run("uninstall", "claude", "codex"))
+    assert sorted(p.name for p in home.iterdir()) == [".codex"], sorted(home.rglob("*"))
+    assert list((home / ".codex").iterdir()) == []
+    # a made folder something else wrote into stays
+    ok(run("install", "claude"))
+    (home / ".claude" / "projects").mkdir()
+    ok(run("uninstall", "claude"))
+    assert (home / ".claude" / "projects").is_dir() and not (home / ".local").exists()

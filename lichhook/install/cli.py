@@ -217,7 +217,18 @@ def _install(argv: List[str]) -> int:
     if skipped:
         _report_skipped("install", skipped, True)
     _tend_copies(env, target, out, source=source, owners=owners)
+    _remember_folders(target, owners)
     return 1 if skipped or failed else 0
+
+
+def _remember_folders(target: Target, owners: Optional[Owners]) -> None:
+    from lichhook.install import madefolders, ownership
+
+    try:
+        madefolders.remember(target.root, list(ownership.MADE), owners)
+    except (ConfigError, OSError) as exc:
+        sys.stderr.write(f"lichhook install: could not record the folders it made ({exc}); uninstall will leave "
+                         "them.\n")
 
 
 def _checks(h, target: Target) -> list:
@@ -251,6 +262,9 @@ def _uninstall(argv: List[str]) -> int:
     if skipped:
         _report_skipped("uninstall", skipped, bool(plans))
     _tend_copies(env, target, out)
+    from lichhook.install import madefolders
+
+    madefolders.prune(target.root, out, _owners(env))
     return 1 if skipped or failed else 0
 
 

@@ -25,7 +25,7 @@ from lichhook.install.jsonmerge import ConfigError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Mapping, Optional, Tuple
+    from typing import List, Mapping, Optional, Tuple
 
 
 def running_as_root() -> bool:
@@ -167,8 +167,14 @@ class Owners:
         return None
 
 
+# Every folder this process created, in order: install records them so that uninstall
+# can take away those it made, once empty (lichhook.install.madefolders).
+MADE: List[str] = []
+
+
 def make_folders(folder: str, owners: Optional[Owners]) -> None:
-    """``os.makedirs``, refusing as ``owners`` says before each folder it creates."""
+    """``os.makedirs``, refusing as ``owners`` says before each folder it creates; each
+    one created is noted in ``MADE``."""
     missing = []
     current = os.path.abspath(folder)
     while not os.path.isdir(current):
@@ -186,3 +192,4 @@ def make_folders(folder: str, owners: Optional[Owners]) -> None:
             if os.path.isdir(path):
                 continue
             raise
+        MADE.append(path)
