@@ -175,3 +175,34 @@ def test_a_users_install_keeps_the_group_of_a_file_it_rewrites(world, user):
     st = settings.stat()
     assert b"claude-code stop" in settings.read_bytes()
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (user.pw_uid, shared_gid, 0o660)
+
+
+def test_root_in_its_own_home_never_runs_a_python_another_user_could_change(world, user):
+    """Root's own configs naming a "Python" in a folder another user owns: doctor and
+    install say so and never run it (the user could swap it for anything)."""
+    top, archive, _ = world
+    home = top / "roothome"
+    (home / ".claude").mkdir(parents=True)
+    marks = top / "marks2"
+    marks.mkdir(mode=0o777)
+    marks.chmod(0o777)
+    theirs = top / "theirs"
+    theirs.mkdir()
+    fake = theirs / "python"
+    fake.write_text(f"#!/bin/sh\nid -u >> {marks}/ran\nexec {SYSTEM_PYTHON} \"$@\"\n")
+    fake.chmod(0o755)
+    chown_tree(theirs, user)
+    other_copy = home / ".local" / "share" / "lichhook" / "py3.8" / "hooks.pyz"
+    other_copy.parent.mkdir(parents=True)
+    shutil.copy(archive, other_copy.with_name("lichhook.pyz"))
+    shutil.copy(archive, other_copy)
+    crush = home / ".config" / "crush" / "crush.json"
+    crush.parent.mkdir(parents=True)
+    crush.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"name": "lichhook", "command": f"{fake} -I -S {other_copy} crush PreToolUse", "timeout": 5}]}}))
+    doctor = as_root(archive, home, "doctor")
+    assert "Traceback" not in text(doctor) and doctor.returncode == 1
+    assert f"{fake}" in doctor.stdout.decode() and "belongs to" in doctor.stdout.decode()
+    done = as_root(archive, home, "install", "claude")
+    assert "Traceback" not in text(done), text(done)
+    assert not (marks / "ran").exists(), (marks / "ran").read_text()

@@ -326,6 +326,13 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
                   f"run install {names.split(', ')[0]} again with a working Python\n")
         return
     python = pythons[0]
+    from lichhook.install.ownership import run_problem
+
+    refused = run_problem(python)
+    if refused:
+        out.write(f"archive: left {copy} as it is: {names} runs it with {python}, which root does not run "
+                  f"({refused}); run install {names.split(', ')[0]} again with a Python only root can change\n")
+        return
     magic = interpreter_magic(python)
     if magic is not None and stable.up_to_date(copy, source, magic):
         return

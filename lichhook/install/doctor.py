@@ -11,6 +11,7 @@ import sys
 from lichhook.install import harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.ownership import run_problem
 from lichhook.install.target import Target, current_python
 
 TYPE_CHECKING = False
@@ -50,8 +51,12 @@ class Magics:
     def of(self, python: str) -> Optional[bytes]:
         if python not in self.known:
             from lichhook.archive import interpreter_magic
+            from lichhook.install.ownership import run_problem
 
-            self.known[python] = stable.running_magic() if python == current_python() else interpreter_magic(python)
+            if python == current_python():
+                self.known[python] = stable.running_magic()
+            else:  # as root, never a Python another user could change (it is not run)
+                self.known[python] = None if run_problem(python) else interpreter_magic(python)
         return self.known[python]
 
 
@@ -164,6 +169,10 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
             problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                              _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
+        elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and run_problem(f.python):
+            problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
+                             f"{run_problem(f.python)}",
+                             f"point it at a Python only root can change: {_install_hint(h.name)}"))
         elif f.ours and _exists(f.python) == "exists":
             mismatch = _bytecode_mismatch(f.archive, f.python, magics)
             if mismatch:

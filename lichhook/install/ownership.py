@@ -133,6 +133,18 @@ def become_home_owner(home: Optional[str], environ: Mapping[str, str], command: 
                 f"and a copy of lichhook.pyz in their home), or run it as that user.")
 
 
+def run_problem(program: str) -> Optional[str]:
+    """Why root must not run ``program`` (a "Python" a registration names), or None: as
+    root, it and every folder above it (where its links lead too) must be root's and
+    closed to others, as a plugin must (lichhook.plugin_guard); anyone else runs only
+    what they could change anyway."""
+    if not running_as_root():
+        return None
+    from lichhook.plugin_guard import untrusted
+
+    return untrusted(program)
+
+
 def root_may_write(folder: str, path: str) -> None:
     """Refuse root writing ``path`` into ``folder`` (the deepest existing folder it goes
     in) when another user owns that folder: they could swap what root writes there for a
