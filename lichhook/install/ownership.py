@@ -86,6 +86,8 @@ def _preload() -> None:
     import lichhook
 
     for info in pkgutil.walk_packages(lichhook.__path__, "lichhook."):
+        if info.name.rsplit(".", 1)[-1] == "__main__":
+            continue  # importing it would run the command line again
         try:
             importlib.import_module(info.name)
         except Exception:  # noqa: BLE001 - a module of another OS; it is not used here
@@ -115,8 +117,9 @@ def become_home_owner(home: Optional[str], environ: Mapping[str, str], command: 
         os.setgroups(sorted(groups))
         os.setgid(gid)
         os.setuid(uid)
-    except OSError as exc:
-        raise ConfigError(f"cannot act as {_user_name(uid)}, who owns {home}: {exc.strerror or exc}; "
+    except (OSError, ValueError) as exc:  # ValueError: more groups than the system takes
+        why = getattr(exc, "strerror", None) or exc
+        raise ConfigError(f"cannot act as {_user_name(uid)}, who owns {home}: {why}; "
                           f"run {command} as that user instead.")
     if os.geteuid() != uid or os.getuid() != uid:
         raise ConfigError(f"cannot act as {_user_name(uid)}, who owns {home}; run {command} as that user instead.")
