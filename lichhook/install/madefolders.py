@@ -78,6 +78,11 @@ def prune(root: str, out, owners: Optional[Owners] = None) -> None:  # type: ign
         out.write(f"removed folder {folder} (install made it; it is empty now)\n")
     from lichhook.install import stable
 
+    if not stable.copies(root):
+        try:
+            os.rmdir(root)  # lichhook's own data folder, which the record alone kept (stable.remove_copy)
+        except OSError:
+            pass
     if kept and stable.copies(root):
         # lichhook is still installed: a folder holding lichhook's own files now may be
         # emptied by a later uninstall. Once no copy is left, what is in a made folder is
