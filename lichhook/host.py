@@ -61,11 +61,17 @@ def load_plugin_folder(pm: pluggy.PluginManager, folder: str | None, debug: Call
         stem = os.path.splitext(os.path.basename(path))[0]
         name = f"{PLUGIN_FOLDER}:{path}"
         try:
-            spec = importlib.util.spec_from_file_location(f"lichhook_plugin_{stem}", path)
-            if spec is None or spec.loader is None:
+            # Compiled from its source here, never through the file loader: that would
+            # run bytecode from ``__pycache__``, which the checks above do not cover (a
+            # hook under umask 000 makes it writable by all), and write some there.
+            with open(path, "rb") as f:
+                source = f.read()
+            spec = importlib.util.spec_from_loader(f"lichhook_plugin_{stem}", loader=None, origin=path)
+            if spec is None:
                 raise ImportError(f"cannot load {path} as a module")
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            module.__file__ = path
+            exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
             pm.register(module, name=name)
         except BaseException as exc:  # a plugin may even call sys.exit()
             debug(f"plugin {path} skipped: {type(exc).__name__}: {exc}")

@@ -9,7 +9,9 @@ A plugin folder or file is code the hook runs, maybe as root. On POSIX it is loa
 when it, and every folder above it, belongs to this user or root and cannot be written
 by anyone else, as OpenSSH judges ``authorized_keys``. Group write is allowed for a
 user's private group (a group named after its only member, the usual umask 002 set-up),
-and a folder above may be writable by all when its sticky bit is set (``/tmp``). On
+and a folder above may be writable by all when its sticky bit is set (``/tmp``). A plugin
+is compiled from the checked source itself (lichhook.host): bytecode in ``__pycache__``,
+which these checks do not cover, is never read or written. On
 Windows, whose permissions are ACLs that ``os.stat`` does not show, nothing is checked.
 """
 
@@ -64,6 +66,12 @@ def untrusted(path: str) -> str | None:
                 break
             current, is_target = parent, False
     return None
+
+
+def folder_above_problem(path: str) -> str | None:
+    """Why the folder ``path``, which lies above something lichhook trusts (a waits
+    folder), lets someone else swap what is in it, or None."""
+    return _entry_problem(path, target=False)
 
 
 def _entry_problem(path: str, target: bool) -> str | None:

@@ -121,9 +121,14 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
 
             stdout_fd = shield_stdout(to_stderr=debug.on)
             adapter = _hosted(provider, environ, debug, reserved)
-    except Exception as exc:  # a broken plugin folder must not fail the turn
+    except Exception as exc:  # a broken plugin folder, or a complete archive cut short or gone
         debug(f"{label}: no adapter ({type(exc).__name__}: {exc}); nothing sent")
         _failed(environ, provider, event, exc)
+        # must not fail the turn: a built-in provider still gives its harness its verdict
+        try:
+            write_stdout(builtin_verdict(provider, event), stdout_fd)
+        except Exception:  # noqa: BLE001 - not even the descriptors could be read
+            pass
         return 0
     if adapter is None:
         debug(f"{label}: unknown provider; nothing sent")

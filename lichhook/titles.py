@@ -7,7 +7,8 @@ digits), never after the id itself, which comes from the environment unchecked; 
 stored inside is compared on every read, so two ids that share a hash only cost a title
 sent twice. Writes are atomic (``lichhook.diskio.write_atomic``); the folder is created
 private (0700) and used only when it is a real folder of this user. Files untouched for
-30 days are removed when a new title is written.
+30 days, and temporaries a killed writer left (two minutes old), are removed when a new
+title is written.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 FOLDER = "titles"
 MAX_BYTES = 8192  # far above an 80-character title and its session id
 MAX_AGE_SECONDS = 30 * 24 * 3600
+# A temporary of write_atomic this old was left by a writer that was killed (a write
+# takes microseconds); a younger one may be a writer at work.
+TEMPORARY_AGE_SECONDS = 120
 _SUFFIX = ".json"
 _O_BINARY = getattr(os, "O_BINARY", 0)
 
@@ -115,13 +119,17 @@ def usable_folder(where: str) -> bool:
 def _prune(where: str) -> None:
     import time
 
-    cutoff = time.time() - MAX_AGE_SECONDS
+    now = time.time()
     try:
         names = os.listdir(where)
     except OSError:
         return
     for name in names:
-        if len(name) != 16 + len(_SUFFIX) or not name.endswith(_SUFFIX):
+        if _is_record(name):
+            cutoff = now - MAX_AGE_SECONDS
+        elif name.endswith(".tmp") and _is_record(_temporary_of(name) or ""):
+            cutoff = now - TEMPORARY_AGE_SECONDS
+        else:
             continue
         path = os.path.join(where, name)
         try:
@@ -129,3 +137,13 @@ def _prune(where: str) -> None:
                 os.unlink(path)
         except OSError:
             pass
+
+
+def _is_record(name: str) -> bool:
+    return len(name) == 16 + len(_SUFFIX) and name.endswith(_SUFFIX)
+
+
+def _temporary_of(name: str) -> "Optional[str]":
+    from lichhook.diskio import temporary_target
+
+    return temporary_target(name)

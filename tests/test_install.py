@@ -372,6 +372,32 @@ def test_antigravity_plugin_folder(run, home):
     assert not folder.exists() and (folder.parent / "someone-else").exists()
 
 
+def test_an_antigravity_plugin_of_the_users_own_is_never_taken_or_deleted(run, home):
+    """A file that merely names lichhook is not lichhook's: only what lichhook wrote,
+    provably, is replaced or deleted."""
+    folder = home / ".gemini" / "config" / "plugins" / "lichhook"
+    folder.mkdir(parents=True)
+    mine = {"plugin.json": b'{"name": "lichhook", "description": "my own reporter"}\n',
+            "hooks.json": b'{"lichhook": {"Stop": [{"type": "command", "command": "./mine.sh"}]}}\n'}
+    for name, data in mine.items():
+        (folder / name).write_bytes(data)
+    result = run("install", "antigravity")
+    assert result.returncode == 1 and "was not written by lichhook" in result.stderr.decode()
+    for command in ("uninstall",):
+        result = run(command, "antigravity")
+        assert "Traceback" not in result.stderr.decode()
+    assert {name: (folder / name).read_bytes() for name in mine} == mine
+    # lichhook's own files, with an entry the user added to its hooks.json: only lichhook's go
+    for name in mine:
+        (folder / name).unlink()
+    ok(run("install", "antigravity"))
+    hooks = load(folder / "hooks.json")
+    hooks["lichhook"]["Stop"].append({"type": "command", "command": "./mine.sh"})
+    (folder / "hooks.json").write_text(json.dumps(hooks))
+    ok(run("uninstall", "antigravity"))
+    assert load(folder / "hooks.json") == {"lichhook": {"Stop": [{"type": "command", "command": "./mine.sh"}]}}
+
+
 # -- Crush ------------------------------------------------------------------------------
 
 
@@ -753,3 +779,46 @@ def test_opencode_says_when_it_will_install_its_plugin_package_first(run, home):
     doctor = run("doctor")
     assert "@opencode-ai/plugin" not in doctor.stdout.decode()
     assert "problem: opencode" not in doctor.stdout.decode()  # a note, never a problem
+
+
+BEGIN_LINE = ("# >>> lichhook: session reporter (added by 'lichhook install crush'; "
+              "'lichhook uninstall crush' removes it) >>>")
+
+
+@pytest.mark.parametrize("original", [
+    # the start marker copied on its own (no end marker), the user's lines after it
+    RC + BEGIN_LINE + "\nhook add PreToolUse --name notes --command ./notes.sh\nprovider add other\n",
+    # the markers inside a heredoc the user's own script writes
+    RC + "cat > /tmp/example <<'EOF'\n" + BEGIN_LINE + "\nmy own text\n# <<< lichhook <<<\nEOF\n",
+    # no final newline
+    RC.rstrip("\n"),
+    "hook add PreToolUse --name mine --command ./mine.sh",
+], ids=["lone-start-marker", "heredoc", "no-final-newline", "one-line-no-newline"])
+def test_crushrc_uninstall_gives_back_every_user_line(run, home, original):
+    """Only a block lichhook provably wrote is lichhook's: its two markers with nothing
+    but its own hook lines between them; and a file without a final newline keeps none."""
+    rc = home / ".config" / "crush" / "crushrc"
+    rc.parent.mkdir(parents=True)
+    rc.write_bytes(original.encode())
+    ok(run("install", "crush"))
+    assert crushrc_command(rc.read_text()) == sh(home, "crush", "PreToolUse")
+    assert rc.read_text().startswith(original)
+    ok(run("install", "crush"))
+    ok(run("uninstall", "crush"))
+    assert rc.read_bytes() == original.encode()
+
+
+def test_uninstall_takes_away_the_folders_install_made_and_only_those(run, home):
+    """Folders install created (and nothing else put anything in) go with uninstall; a
+    folder that was there before, or that holds anything, stays."""
+    (home / ".codex").mkdir()  # the user's, made before lichhook came
+    ok(run("install", "claude", "codex"))
+    assert (home / ".claude").is_dir() and (home / ".local" / "share" / "lichhook").is_dir()
+    ok(run("uninstall", "claude", "codex"))
+    assert sorted(p.name for p in home.iterdir()) == [".codex"], sorted(home.rglob("*"))
+    assert list((home / ".codex").iterdir()) == []
+    # a made folder something else wrote into stays
+    ok(run("install", "claude"))
+    (home / ".claude" / "projects").mkdir()
+    ok(run("uninstall", "claude"))
+    assert (home / ".claude" / "projects").is_dir() and not (home / ".local").exists()

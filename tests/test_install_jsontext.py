@@ -217,3 +217,44 @@ def test_install_then_uninstall_gives_back_the_original_bytes_heavy(tree, layout
 @pytest.mark.parametrize("which", range(5))
 def test_install_then_uninstall_gives_back_these_bytes(text, which):
     install_then_uninstall(text, which)
+
+
+JSONISH = st.recursive(
+    st.sampled_from(["1", "-0.5e3", '"s"', '"\\\\u00e9"', "true", "null", "[]", "{}", "[ ]"]),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda items: "[" + " , ".join(items) + "]"),
+        st.lists(inner, max_size=3).map(lambda items: "{" + ",".join(f'"k{i}" : {v}' for i, v in enumerate(items)) + "}"),
+        st.integers(1, 40).flatmap(lambda depth: inner.map(lambda v: "[" * depth + "\n" + v + " ]" * depth)),
+    ), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSONISH, st.integers(0, 200), st.sampled_from(["", " ", "]", "}", ",", "]]"]))
+def test_the_iterative_reader_agrees_with_the_standard_one(text, cut, tail):
+    """The reader for any depth (runs of brackets taken whole) finds the same end as the
+    standard library's scanner, and refuses what it refuses, at the same place."""
+    from lichhook.install.jsontext import _SKIPPER, _iterative_value_end
+
+    for candidate in (text + tail, text[:cut] + tail):
+        try:
+            expected = ("end", _SKIPPER.raw_decode(candidate, 0)[1])
+        except json.JSONDecodeError as exc:
+            expected = ("error", exc.pos)
+        try:
+            got = ("end", _iterative_value_end(candidate, 0))
+        except jsontext.JsonTextError as exc:
+            got = ("error", exc.pos)
+        if expected[0] == "end" or got[0] == "end":
+            assert got == expected, candidate
+        else:
+            assert got[0] == "error"
+
+
+def test_an_array_nested_200000_deep_is_read_in_a_few_steps():
+    """Two arrays nested 200,000 deep, one inside another, end where they end."""
+    from lichhook.install.jsontext import _iterative_value_end
+
+    deep = "[" * 200_000 + "1" + "]" * 200_000
+    text = '{"a": ' + deep + ', "b": [' + deep + "]}"
+    assert _iterative_value_end(text, 0) == len(text)
+    assert _iterative_value_end(text, 6) == 6 + len(deep)

@@ -261,11 +261,15 @@ def test_target_posix_line_and_ownership():
 def test_textblock_put_and_remove_round_trip():
     begin, end = "# >>> b >>>", "# <<< b <<<"
     block = f"{begin}\nline\n{end}\n"
-    for text in ["", "a = 1\n", "a = 1\n\n", "a = 1"]:
-        added = textblock.put(text, block, begin, end)
-        assert textblock.find(added, begin, end)
-        assert textblock.put(added, block, begin, end) == added
-        assert textblock.remove(added, begin, end) == (text if text.endswith("\n") or not text else text + "\n")
+
+    def own(line: str) -> bool:
+        return line == "line"
+
+    for text in ["", "\n", "a = 1\n", "a = 1\n\n", "a = 1", "a = 1\r\nb", f"{begin}\nmine\n", f"{begin}\nmine"]:
+        added = textblock.put(text, block, begin, end, own)
+        assert textblock.find(added, begin, end, own)
+        assert textblock.put(added, block, begin, end, own) == added
+        assert textblock.remove(added, begin, end, own) == text  # byte for byte, final newline or not
 
 
 # -- the archive is planned before it is copied ------------------------------------------

@@ -217,35 +217,6 @@ def test_numbers_escapes_and_text_survive_byte_for_byte(run, home, newline):
 
 
 @ROOT_ONLY
-def test_root_installing_for_a_user_leaves_their_files_theirs(run, home):
-    """``sudo -E lichhook install``: HOME is the user's, SUDO_UID names them."""
-    state = home / ".claude.json"
-    state.write_text('{"numStartups": 3}')
-    os.chmod(state, 0o600)
-    os.chown(state, USER_UID, USER_GID)
-    os.chown(home, USER_UID, USER_GID)
-    env = {"SUDO_UID": str(USER_UID), "SUDO_GID": str(SUDO_GID), "SUDO_USER": "someone"}
-
-    ok(run("install", "claude", env=env))
-    st = state.stat()
-    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
-    assert "lichhook" in state.read_text()
-    backup = home / ".claude.json.lichhook-backup"
-    st = backup.stat()
-    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
-    for made in [home / ".claude", home / ".claude" / "settings.json", home / ".local", home / ".local" / "share",
-                 home / ".local" / "share" / "lichhook", stable(home).parent, stable(home)]:
-        st = made.stat()
-        assert (st.st_uid, st.st_gid) == (USER_UID, SUDO_GID), made
-    assert stat.S_IMODE(stable(home).stat().st_mode) == 0o755
-
-    ok(run("uninstall", "claude", env=env))
-    st = state.stat()
-    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (USER_UID, USER_GID, 0o600)
-    assert state.read_text() == '{"numStartups": 3}'
-
-
-@ROOT_ONLY
 def test_root_in_its_own_home_keeps_its_files_its_own(run, home):
     """Plain ``sudo`` sets HOME to root's: SUDO_UID must not hand root's configs over."""
     env = {"SUDO_UID": str(USER_UID), "SUDO_GID": str(SUDO_GID)}
@@ -454,6 +425,91 @@ def test_a_harness_rewriting_its_config_meanwhile_loses_nothing(run, home, tmp_p
     assert missing == []  # every write of the harness is there
 
 
+IN_PLACE_WRITER = textwrap.dedent("""
+    import json, os, sys, time
+    path, stop = sys.argv[1], sys.argv[2]
+    data = json.load(open(path, encoding="utf-8"))
+    i = 0
+    while not os.path.exists(stop):
+        i += 1
+        with open(path, encoding="utf-8") as f:
+            try:
+                data = json.load(f)
+            except ValueError:
+                pass  # lichhook's rename landed mid-read; keep what we had
+        data[f"k{i}"] = i
+        with open(path, "r+", encoding="utf-8") as f:  # in place: truncate, a pause, then write
+            f.truncate(0)
+            f.flush()
+            time.sleep(0.004)
+            json.dump(data, f)
+        time.sleep(0.002)
+""")
+
+
+def test_a_harness_truncating_then_writing_its_config_never_makes_install_drop_it(run, home, tmp_path):
+    """A harness that rewrites ``~/.claude.json`` in place leaves it empty for a moment:
+    install must never write what it built from that moment, nor keep it as the backup."""
+    state = home / ".claude.json"
+    state.write_text(json.dumps({"numStartups": 1, "userID": "u", "projects": {"/p": {}}}))
+    writer, stop = tmp_path / "writer.py", tmp_path / "stop"
+    writer.write_text(IN_PLACE_WRITER)
+    proc = subprocess.Popen([sys.executable, str(writer), str(state), str(stop)])
+    try:
+        for rounds in range(16):
+            result = run("install" if rounds % 2 == 0 else "uninstall", "claude")
+            assert "Traceback" not in out_err(result)
+            if result.returncode:
+                # refused, with nothing written: caught mid-rewrite, or between two parts of a long write
+                assert any(why in result.stderr.decode() for why in ("another program", "kept changing",
+                                                                      "is not valid JSON")), out_err(result)
+            for path in (state, home / ".claude.json.lichhook-backup"):
+                if path.exists() and path.stat().st_size:
+                    try:
+                        data = json.loads(path.read_text())
+                    except ValueError:
+                        continue  # the writer is between its truncation and its write
+                    assert {"numStartups", "userID", "projects"} <= set(data), (path, sorted(data)[:5])
+            backup = home / ".claude.json.lichhook-backup"
+            assert not backup.exists() or backup.stat().st_size > 0
+    finally:
+        stop.touch()
+        proc.wait(timeout=60)
+    assert proc.returncode == 0
+
+
+def test_an_emptied_config_whose_backup_holds_settings_is_not_written(run, home):
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 3, "userID": "u"}')
+    ok(run("install", "claude"))
+    state.write_bytes(b"")  # caught between a harness's truncation and its write
+    result = run("install", "claude")
+    assert result.returncode == 1 and "Traceback" not in out_err(result)
+    assert f"{state} is empty, while its backup" in result.stderr.decode()
+    assert state.read_bytes() == b""
+
+
+def test_a_config_that_lost_names_since_it_was_planned_is_not_written(tmp_path):
+    """In process: the plan is shown from one read; the write re-reads. A version that
+    lost top-level names meanwhile is refused, not written over."""
+    from lichhook.install import files, harness
+    from lichhook.install.jsonmerge import ConfigError
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"a": 1, "b": 2}')
+
+    def add(doc, notes):
+        doc.add_member((), "lichhook", True)
+
+    edit = files.Edit(str(path), harness.json_edit(str(path), add))
+    planned = edit.plan()
+    assert planned.changed
+    path.write_text('{"b": 2}')
+    with pytest.raises(ConfigError, match="lost 'a' since lichhook read it a moment ago"):
+        files.apply(edit, seen=planned.before)
+    assert path.read_text() == '{"b": 2}'
+
+
 # -- Codex's config.toml, as Codex itself writes it -----------------------------------------------
 # Byte-level fixtures taken from codex-cli 0.171.0 (trust, `codex mcp add`, `codex mcp remove`).
 
@@ -539,3 +595,114 @@ def test_an_old_release_install_is_taken_out_whole_by_this_uninstall(run, home):
     (codex / "config.toml").write_text(f"{f['user']}\n{LEGACY}\n{f['table']}# <<< lichhook <<<\n")
     ok(run("uninstall", "codex"))
     assert (codex / "config.toml").read_text() == f["user"]
+
+
+# -- the installed archive is the user's alone ----------------------------------------------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners and modes")
+@pytest.mark.parametrize("damage", ["other-owner", "mode-0666", "folder-0777"])
+def test_an_archive_copy_others_can_change_is_a_problem_install_mends(run, home, damage):
+    """The registered hooks run ``hooks.pyz``: whoever can change it, or the folder it is in,
+    runs code as the user (as root, for root's hooks)."""
+    from testkit.archive import installed_hooks
+
+    ok(run("install", "claude"))
+    hooks = installed_hooks(home)
+    if damage == "other-owner":
+        if os.geteuid() != 0:
+            pytest.skip("giving a file to another user needs root")
+        os.chown(hooks, USER_UID, USER_GID)
+        said = f"{hooks} belongs to user id {USER_UID}"
+    elif damage == "mode-0666":
+        hooks.chmod(0o666)
+        said = f"{hooks} can be written by anyone"
+    else:
+        hooks.parent.chmod(0o777)
+        said = f"{hooks.parent} can be written by anyone"
+    doctor = run("doctor")
+    assert doctor.returncode == 1 and "Traceback" not in out_err(doctor)
+    assert said in doctor.stdout.decode() and "no problem found" not in doctor.stdout.decode()
+    again = run("install", "claude")
+    assert "Traceback" not in out_err(again)
+    if damage == "folder-0777":
+        assert again.returncode == 1 and said in again.stderr.decode()  # not lichhook's to chmod: refused
+        hooks.parent.chmod(0o755)
+    else:
+        ok(again)
+        st = hooks.stat()
+        assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (os.geteuid(), 0o755)
+    ok(run("doctor"))
+
+
+# -- no traceback, whatever the surroundings ------------------------------------------------
+
+
+def test_a_python_that_writes_no_archive_is_named_not_a_traceback(run, home, tmp_path):
+    """Another harness's registration runs an older copy with a "Python" that answers its
+    version but exits 0 without writing the archive it was asked to compile."""
+    data = home / ".local" / "share" / "lichhook"
+    old = data / "py3.8"
+    old.mkdir(parents=True)
+    (old / "lichhook.pyz").write_bytes(b"an older copy")
+    (old / "hooks.pyz").write_bytes(b"an older copy")
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nif [ $# -gt 4 ]; then exit 0; fi\nexec {PY} \"$@\"\n")
+    fake.chmod(0o755)
+    crush = home / ".config" / "crush" / "crush.json"
+    crush.parent.mkdir(parents=True)
+    crush.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"name": "lichhook", "command": f"{fake} -I -S {old / 'hooks.pyz'} crush PreToolUse", "timeout": 5}]}}))
+    result = run("install", "claude")
+    assert "Traceback" not in out_err(result)
+    assert result.returncode == 0, out_err(result)
+    assert f"archive: left {old / 'lichhook.pyz'} as it is" in result.stdout.decode()
+    assert f"{fake} exited without writing" in result.stdout.decode()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX byte paths")
+@pytest.mark.parametrize("command", [("install", "antigravity"), ("install", "claude"), ("doctor",)])
+def test_a_home_path_that_is_not_utf8_is_named_not_a_traceback(pyz, base_env, tmp_path, command):
+    home = os.fsdecode(os.fsencode(str(tmp_path)) + b"/h\xff")
+    os.makedirs(os.path.join(home, ".gemini"))
+    os.makedirs(os.path.join(home, ".claude"))
+    env = dict(base_env, HOME=home, XDG_DATA_HOME=home + "/.local/share", XDG_CONFIG_HOME=home + "/.config",
+               XDG_STATE_HOME=home + "/.local/state")
+    done = subprocess.run([PY, str(pyz), *command], env=env, capture_output=True, timeout=60)
+    assert b"Traceback" not in done.stderr + done.stdout, done.stderr.decode(errors="replace")[-800:]
+    assert done.returncode == 1
+    assert b"undecodable byte" in done.stderr + done.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pipe closed early")
+@pytest.mark.parametrize("command", [("install", "--dry-run", "claude"), ("install", "claude"), ("doctor",)])
+def test_a_reader_that_stops_early_leaves_no_traceback_and_a_whole_install(pyz, base_env, home, command):
+    """``install | head -1``: the reader goes away after one line; install still finishes."""
+    (home / ".claude").mkdir()
+    proc = subprocess.Popen([PY, str(pyz), *command], env=base_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as head does after its line
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err.decode()[-800:]
+    if command == ("install", "claude"):
+        assert b"claude-code stop" in (home / ".claude" / "settings.json").read_bytes()
+        assert b"lichhook" in (home / ".claude.json").read_bytes()
+
+
+@pytest.mark.parametrize("which", ["config", "backup"])
+def test_a_config_or_backup_past_the_size_bound_is_refused_by_name(run, home, which):
+    """A sparse file (no disk used) one byte past the bound: refused before it is read."""
+    from lichhook.install.files import MAX_CONFIG_BYTES
+
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 3}')
+    big = state if which == "config" else home / ".claude.json.lichhook-backup"
+    if which == "backup":
+        ok(run("install", "claude"))
+    with open(big, "r+b" if big.exists() else "wb") as f:
+        f.truncate(MAX_CONFIG_BYTES + 1)
+    result = run("uninstall" if which == "backup" else "install", "claude")
+    assert result.returncode == 1 and "Traceback" not in out_err(result)
+    assert f"{big} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB" in result.stderr.decode()

@@ -65,7 +65,8 @@ def toml_files(draw) -> bytes:
 
 
 def value_of(raw: bytes):
-    return tomlconfig.parse(raw.decode("utf-8-sig"), "config.toml").unwrap()
+    """The file's value, fit to compare (a ``nan`` equals a ``nan``)."""
+    return tomlconfig.plain(tomlconfig.parse(raw.decode("utf-8-sig"), "config.toml"))
 
 
 def round_trip(raw: bytes) -> None:
@@ -140,3 +141,22 @@ def test_what_is_not_toml_is_refused_naming_the_file(raw):
     with pytest.raises(ConfigError) as info:
         tomlconfig.add(raw, "/h/.codex/config.toml", TARGET, [])
     assert "/h/.codex/config.toml" in str(info.value) and "untouched" in str(info.value)
+
+
+@pytest.mark.parametrize("raw", [
+    b"x = nan\n", b'model = "o3"\n\n[projects."/p"]\nscore = -nan\nlimit = +nan\n', b"x = [nan, 1.0]",
+    # mixed line endings, as a file edited on two systems holds them
+    b'model = "o3"\r\napproval_policy = "never"\n\n[tui]\r\nx = 1\n',
+    b'model = "o3"\n[tui]\r\nx = 1',
+], ids=["nan", "nan-in-a-table", "nan-in-an-array", "mixed-endings", "mixed-endings-no-final-newline"])
+def test_nan_and_mixed_line_endings_are_installed_and_given_back_byte_for_byte(raw):
+    """``nan != nan``: a comparison of the values before and after must not take a file
+    holding one for changed; and a file with both line endings comes back exactly."""
+    notes: list = []
+    added = tomlconfig.add(raw, "config.toml", TARGET, notes)
+    assert added != raw and b"[mcp_servers.lichhook]" in added, notes
+    assert added.startswith(raw.rstrip(b"\r\n"))
+    assert tomlconfig.add(added, "config.toml", TARGET, []) == added
+    assert tomlconfig.remove(added, "config.toml", TARGET, False) == raw
+    updated = tomlconfig.add(added, "config.toml", OTHER, [])
+    assert tomlconfig.remove(updated, "config.toml", OTHER, False) == raw

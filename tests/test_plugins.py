@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -615,3 +616,35 @@ def test_a_misspelt_hook_is_named_with_debugging_and_changes_nothing_else(run, s
     assert served.returncode == 0
     (report,) = standin.wait_for(1, timeout=5)
     assert (report.accepted["provider"], report.accepted["provider_session_id"], served.stderr) == ("cursor", "s-1", b"")
+
+
+@POSIX_ONLY
+def test_bytecode_in_the_plugin_folder_is_never_run(run, standin, plugin_dir, tmp_path):
+    """Python reads a plugin's bytecode from ``__pycache__`` when its header matches the
+    source's size and time. A ``__pycache__`` others can write (one hook made it under
+    umask 000) would let them swap in code the next hook runs: plugins are compiled from
+    their source, and nothing is read from or written to ``__pycache__``."""
+    import importlib.util
+    import py_compile
+
+    plugin_dir.chmod(0o755)
+    path = plugin_dir / "kiro_adapter.py"
+    marker = plugin_dir.parent / "plugin-ran"
+    source = textwrap.dedent(MARKING.format(marker=str(marker))).encode()
+    path.write_bytes(source)
+    planted_marker = tmp_path / "planted-ran"
+    evil = f"open({str(planted_marker)!r}, 'w').close()\n".encode()
+    evil = evil + b"#" * (len(source) - len(evil) - 1) + b"\n"
+    assert len(evil) == len(source)
+    decoy = tmp_path / "decoy.py"
+    decoy.write_bytes(evil)
+    st = path.stat()
+    os.utime(decoy, ns=(st.st_atime_ns, st.st_mtime_ns))
+    cache = Path(importlib.util.cache_from_source(str(path)))
+    cache.parent.mkdir(mode=0o777)
+    cache.parent.chmod(0o777)
+    py_compile.compile(str(decoy), cfile=str(cache), doraise=True)
+    ran, reported, said = try_plugin(run, standin, plugin_dir, path=path)
+    assert not planted_marker.exists(), said
+    assert (ran, reported) == (True, True), said
+    assert sorted(p.name for p in cache.parent.iterdir()) == [cache.name]  # nothing written there either

@@ -101,6 +101,29 @@ def test_old_records_are_pruned_when_a_title_is_written(tmp_path):
     assert left == sorted([titles.key("recent") + ".json", titles.key("lich-s1") + ".json", "notes.txt"])
 
 
+def test_temporaries_a_killed_writer_left_are_swept_once_old(tmp_path):
+    """A hook killed mid-write leaves ``.<record>.<pid>.<hex>.tmp``: swept when a title is
+    next written, once two minutes old (a younger one may be a writer at work); files not
+    shaped like lichhook's stay."""
+    env = card(tmp_path)
+    titles.remember(env, "First")
+    where = titles.folder(env)
+    record = titles.key("other") + ".json"
+    old_tmp = os.path.join(where, f".{record}.4242.0123abcd.tmp")
+    young_tmp = os.path.join(where, f".{record}.4243.89abcdef.tmp")
+    foreign = os.path.join(where, ".notes.txt.1.zzzz.tmp")
+    for path in (old_tmp, young_tmp, foreign):
+        with open(path, "w") as f:
+            f.write('{"session": "other", "ti')
+    stale = time.time() - titles.TEMPORARY_AGE_SECONDS - 5
+    for path in (old_tmp, foreign):
+        os.utime(path, (stale, stale))
+    titles.remember(env, "Second")
+    left = set(os.listdir(where))
+    assert os.path.basename(old_tmp) not in left
+    assert {os.path.basename(young_tmp), os.path.basename(foreign)} <= left
+
+
 def test_without_a_lich_session_nothing_is_kept(tmp_path):
     env = {"XDG_STATE_HOME": str(tmp_path / "state")}
     assert titles.remember(env, "T") is False and titles.last(env) is None

@@ -605,3 +605,33 @@ def test_a_folder_another_op_marks_while_this_one_looks_is_taken(tmp_path, monke
     with folder_module.for_op(str(folder)) as waits:
         assert waits.kind == "marked"
     assert len(calls) == 2
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("how", ["writable-by-all", "another-users"])
+def test_a_folder_above_the_waits_folder_that_another_user_controls_is_refused(pyz, tmp_path, base_env, how):
+    """Whoever can rename a folder above the waits folder can put their own in its place
+    (or move the user's away, so Stop no longer holds the turn): such a folder counts as
+    theirs. A sticky folder (``/tmp``) is fine: others cannot rename what is yours there."""
+    above = tmp_path / "shared"
+    folder = above / "mine" / "waits"
+    env = dict(base_env, LICHHOOK_WAITS_DIR=str(folder), LICHHOOK_NODE=NODE)
+    code, answer = wait(pyz, env, "add", "--by", "rev", "--session", "s1", "--what", "review the PR")
+    assert code == 0, answer
+    if how == "writable-by-all":
+        above.chmod(0o777)
+        said = f"{above} can be written by anyone"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("giving a folder to another user needs root")
+        os.chown(above, 54321, 54321)
+        said = f"{above} belongs to user id 54321"
+    before = snapshot(folder)
+    every_op_refuses(pyz, env, said)
+    out, _ = hook(pyz, env, "stop", "s1")
+    assert out.get("decision") is None and said in out["systemMessage"]
+    assert snapshot(folder) == before
+    above.chmod(0o1777)  # sticky, as /tmp: fine again
+    os.chown(above, os.geteuid(), os.getegid())
+    code, answer = wait(pyz, env, "list", "--by", "rev", "--session", "s1")
+    assert code == 0, answer

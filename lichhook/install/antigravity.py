@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from lichhook.install.target import Target
 
 TABLE = ("lichhook",)
+# The manifest's description ends with this; no one else writes it (ownership proof).
+SIGNATURE = "(added by 'lichhook install antigravity')."
 # The events whose lists hold handlers themselves; the others hold matcher groups.
 FLAT_EVENTS = frozenset({"PreInvocation", "PostInvocation", "Stop"})
 MARKER = b'"lichhook"'
@@ -50,8 +52,7 @@ class Antigravity(harness.EntryHarness):
         return os.path.join(self.gemini_dir(), "config", "plugins", "lichhook")
 
     def manifest(self) -> bytes:
-        data = {"name": "lichhook",
-                "description": "Reports each Antigravity conversation to lich (added by 'lichhook install antigravity')."}
+        data = {"name": "lichhook", "description": f"Reports each Antigravity conversation to lich {SIGNATURE}"}
         return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
     def handler(self, target: Target, registration: Optional[Registration] = None,
@@ -78,7 +79,14 @@ class Antigravity(harness.EntryHarness):
             handlers = [w.entry for w in wanted]
             group = self.group(event)
             events[event] = handlers if group is None else [dict(group, hooks=handlers)]
-        return (json.dumps({TABLE[0]: events}, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        text = json.dumps({TABLE[0]: events}, indent=2, ensure_ascii=False) + "\n"
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise jsonmerge.ConfigError(
+                f"cannot write {os.path.join(self.plugin_dir(), 'hooks.json')}: the path {target.archive!r} it "
+                "would name holds an undecodable byte (not UTF-8), which no JSON file can hold; install from a "
+                "home folder whose path is UTF-8 (or set XDG_DATA_HOME to one). It was left untouched.") from None
 
     def install(self, target: Target) -> List[Edit]:
         folder = self.plugin_dir()
@@ -100,15 +108,30 @@ class Antigravity(harness.EntryHarness):
             return jsonmerge.edit(raw, path, change)
 
         return [
-            owned.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), MARKER),
+            owned.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), _our_manifest),
             files.Edit(path, hooks, backup=False),
         ]
 
     def uninstall(self, target: Target) -> List[Edit]:
+        """The manifest goes only when lichhook wrote it; ``hooks.json`` goes whole only
+        when it holds nothing but lichhook's handlers, else only those are taken out."""
         folder = self.plugin_dir()
+        path = os.path.join(folder, "hooks.json")
+        whole = owned.remove_owned(path, lambda raw: _only_ours(raw, target))
+
+        def change(doc, keep) -> None:
+            entries.remove_hooks(doc, TABLE, None, target, keep, flat=FLAT_EVENTS)
+
+        entries_only = harness.removal(path, change)
+
+        def hooks(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+            if raw is None or _only_ours(raw, target) or MARKER not in raw:
+                return whole.transform(raw, notes)
+            return entries_only(raw, notes)
+
         return [
-            owned.remove_owned(os.path.join(folder, "hooks.json"), MARKER),
-            owned.remove_owned(os.path.join(folder, "plugin.json"), MARKER, prune_dirs=[folder]),
+            files.Edit(path, hooks, backup=False),
+            owned.remove_owned(os.path.join(folder, "plugin.json"), _our_manifest, prune_dirs=[folder]),
         ]
 
     def registrations(self, target: Target) -> List[harness.Found]:
@@ -126,3 +149,38 @@ class Antigravity(harness.EntryHarness):
                 "folder without spaces or quotes (install with it), or give each such folder a short "
                 "name (as administrator: fsutil file setshortname), then run install again."))
         return notes
+
+
+def _our_manifest(raw: bytes) -> bool:
+    """Whether ``raw`` is a manifest lichhook wrote: its two keys, its name, its signature."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return (isinstance(data, dict) and set(data) == {"name", "description"} and data["name"] == "lichhook"
+            and isinstance(data["description"], str) and data["description"].endswith(SIGNATURE))
+
+
+def _only_ours(raw: bytes, target: Target) -> bool:
+    """Whether ``raw`` is a ``hooks.json`` holding lichhook's table alone, every handler in
+    it one of lichhook's (a timeout the user changed still counts)."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    if not (isinstance(data, dict) and set(data) == set(TABLE) and isinstance(data[TABLE[0]], dict)):
+        return False
+    commands = []
+    for event, items in data[TABLE[0]].items():
+        if not isinstance(items, list):
+            return False
+        for item in items:
+            handlers = item.get("hooks") if isinstance(item, dict) and event not in FLAT_EVENTS else [item]
+            if not isinstance(handlers, list):
+                return False
+            for handler in handlers:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if not isinstance(command, str):
+                    return False
+                commands.append(command)
+    return bool(commands) and all(target.owns(c) for c in commands)

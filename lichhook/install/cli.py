@@ -12,7 +12,7 @@ import sys
 from lichhook.install import files, harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.ownership import Owners
+from lichhook.install.ownership import Owners, become_home_owner
 from lichhook.archive import python_of_magic
 from lichhook.install.target import Target, current_python
 
@@ -98,7 +98,7 @@ def _apply(plans: list, owners: Owners, command: str) -> tuple:
         applied = []
         try:
             for p in planned:
-                applied.append(files.apply(p.edit, owners))
+                applied.append(files.apply(p.edit, owners, seen=p.before))
         except ConfigError as exc:
             changed = [p.path for p in applied if p.changed]
             extra = f" (already changed: {', '.join(changed)}; run {command} {h.name} again)" if changed else ""
@@ -107,12 +107,20 @@ def _apply(plans: list, owners: Owners, command: str) -> tuple:
     return done, failed
 
 
-def _owners(env: Env) -> Owners:
+def _home_or_none(env: Env) -> Optional[str]:
     try:
-        home: Optional[str] = env.home()
+        return env.home()
     except ConfigError:
-        home = None
-    return Owners(home, env.environ)
+        return None
+
+
+def _owners(env: Env) -> Owners:
+    return Owners(_home_or_none(env), env.environ)
+
+
+def act_as_home_owner(env: Env, command: str) -> None:
+    """Root working in another user's home does it as that user (lichhook.install.ownership)."""
+    become_home_owner(_home_or_none(env), env.environ, command)
 
 
 def _report_skipped(command: str, skipped: list, any_done: bool) -> None:
@@ -150,6 +158,7 @@ def _install(argv: List[str]) -> int:
     parser = _parser("install")
     args = parser.parse_args(argv)
     env = Env()
+    act_as_home_owner(env, "install")
     chosen = _choose(parser, args, env, detected_only=True)
     if not chosen:
         print(f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
@@ -190,6 +199,11 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     magic = stable.running_magic()
     dest = stable.archive_for(magic)
     target = Target(current_python(), stable.hooks_for(magic))
+    unsafe = stable.folder_problem(dest)
+    if unsafe:
+        sys.stderr.write(f"lichhook install: the hooks would run {target.archive}, which another user could "
+                         f"change: {unsafe}; then run install again. Nothing was changed.\n")
+        return 1
     plans, skipped = _plan(chosen, target, "install")
     out = sys.stdout
     copy = bool(plans) and not stable.up_to_date(dest, source, magic)
@@ -230,7 +244,18 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     if skipped:
         _report_skipped("install", skipped, True)
     _tend_copies(env, target, out, source=source, owners=owners)
+    _remember_folders(target, owners)
     return 1 if skipped or failed else 0
+
+
+def _remember_folders(target: Target, owners: Optional[Owners]) -> None:
+    from lichhook.install import madefolders, ownership
+
+    try:
+        madefolders.remember(target.root, list(ownership.MADE), owners)
+    except (ConfigError, OSError) as exc:
+        sys.stderr.write(f"lichhook install: could not record the folders it made ({exc}); uninstall will leave "
+                         "them.\n")
 
 
 def _checks(h, target: Target) -> list:
@@ -245,6 +270,7 @@ def _uninstall(argv: List[str]) -> int:
     parser = _parser("uninstall")
     args = parser.parse_args(argv)
     env = Env()
+    act_as_home_owner(env, "uninstall")
     chosen = _choose(parser, args, env, detected_only=False)
     target = Target(current_python(), stable.hooks_for(stable.running_magic()))
     plans, skipped = _plan(chosen, target, "uninstall")
@@ -263,6 +289,9 @@ def _uninstall(argv: List[str]) -> int:
     if skipped:
         _report_skipped("uninstall", skipped, bool(plans))
     _tend_copies(env, target, out)
+    from lichhook.install import madefolders
+
+    madefolders.prune(target.root, out, _owners(env))
     return 1 if skipped or failed else 0
 
 
@@ -346,6 +375,13 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
                   f"run install {names.split(', ')[0]} again with a working Python\n")
         return
     python = pythons[0]
+    from lichhook.install.ownership import run_problem
+
+    refused = run_problem(python)
+    if refused:
+        out.write(f"archive: left {copy} as it is: {names} runs it with {python}, which root does not run "
+                  f"({refused}); run install {names.split(', ')[0]} again with a Python only root can change\n")
+        return
     magic = interpreter_magic(python)
     if magic is not None and stable.up_to_date(copy, source, magic):
         return

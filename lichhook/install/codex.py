@@ -147,8 +147,8 @@ class Codex(harness.EntryHarness):
         if not isinstance(hooks, dict):
             return []
         config = files.read(self.toml_path())
-        records = (codextrust.records(tomlconfig.parse(tomlconfig.decode(config, self.toml_path())[1],
-                                                       self.toml_path()).unwrap())
+        records = (codextrust.records(tomlconfig.read_value(tomlconfig.decode(config, self.toml_path())[1],
+                                                            self.toml_path()))
                    if config is not None else {})
         # Codex names hooks.json by its folder's real path.
         source = os.path.join(os.path.realpath(self.home_dir()), "hooks.json")

@@ -92,12 +92,13 @@ class Crush(harness.EntryHarness):
 
             def add_block(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
                 text = _decode(raw, rc)
-                span = textblock.find(text, BEGIN, END)
+                span = textblock.find(text, BEGIN, END, is_own_line)
                 if span:
                     block = _updated_block(text[span[0]:span[1]], self.wanted(target), target, rc, notes)
                     new = text[:span[0]] + block + text[span[1]:]
                 else:
-                    new = textblock.put(text, self.rc_block(target, textblock.newline_of(text)), BEGIN, END)
+                    block = self.rc_block(target, textblock.newline_of(text))
+                    new = textblock.put(text, block, BEGIN, END, is_own_line)
                 return raw if new == text else new.encode("utf-8")
 
             # a crush.json entry from an earlier install would run the hook twice
@@ -128,7 +129,7 @@ class Crush(harness.EntryHarness):
             if raw is None:
                 return None
             text = _decode(raw, rc)
-            new = textblock.remove(text, BEGIN, END)
+            new = textblock.remove(text, BEGIN, END, is_own_line)
             return raw if new == text else new.encode("utf-8")
 
         return [files.Edit(rc, remove_block)] + self._remove_json(target)
@@ -140,7 +141,7 @@ class Crush(harness.EntryHarness):
         raw = files.read(self.rc_path())
         if raw is not None:
             text = raw.decode("utf-8", "replace")
-            span = textblock.find(text, BEGIN, END)
+            span = textblock.find(text, BEGIN, END, is_own_line)
             for line in _hook_lines(text[span[0]:span[1]]) if span else []:
                 if not line.strip() or line.lstrip().startswith("#"):
                     continue
@@ -160,6 +161,18 @@ class Crush(harness.EntryHarness):
                     words = match[0].sub if match is not None and match[1] == match[0].sub else None
                 found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added, words))
         return found
+
+
+def is_own_line(line: str) -> bool:
+    """Whether ``line`` is one lichhook writes in its crushrc block (``hook add EVENT
+    --name lichhook ...``, maybe with the user's changes after the name)."""
+    import shlex
+
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return False
+    return words[:2] == ["hook", "add"] and words[3:5] == ["--name", NAME]
 
 
 def _hook_lines(block: str) -> List[str]:

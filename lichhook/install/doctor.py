@@ -11,6 +11,7 @@ import sys
 from lichhook.install import harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.ownership import run_problem
 from lichhook.install.target import Target, current_python
 
 TYPE_CHECKING = False
@@ -52,8 +53,12 @@ class Magics:
     def of(self, python: str) -> Optional[bytes]:
         if python not in self.known:
             from lichhook.archive import interpreter_magic
+            from lichhook.install.ownership import run_problem
 
-            self.known[python] = stable.running_magic() if python == current_python() else interpreter_magic(python)
+            if python == current_python():
+                self.known[python] = stable.running_magic()
+            else:  # as root, never a Python another user could change (it is not run)
+                self.known[python] = None if run_problem(python) else interpreter_magic(python)
         return self.known[python]
 
 
@@ -74,11 +79,14 @@ def main(argv: List[str]) -> int:
 
     tolerant_stdio()
     try:
-        if not live:
-            return _doctor(Env(), sys.stdout)
-        from lichhook.install.livecheck import LiveCheck
+        from lichhook.install.cli import act_as_home_owner
 
         env = Env()
+        act_as_home_owner(env, "doctor")
+        if not live:
+            return _doctor(env, sys.stdout)
+        from lichhook.install.livecheck import LiveCheck
+
         with LiveCheck(env.environ) as check:
             return _doctor(env, sys.stdout, check)
     except ConfigError as exc:
@@ -99,6 +107,19 @@ def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> int:
     for other in stable.copies(target.root):
         if other != archive:
             out.write(f"  other copy:         {other}\n")
+    for copy in dict.fromkeys([archive, *stable.copies(target.root)]):
+        hooks = stable.hooks_beside(copy)
+        if hooks and os.path.isfile(hooks) and not os.path.isfile(copy):
+            # the hooks run from hooks.pyz, which reaches every other module in the
+            # complete archive beside it: plugins, the MCP server, wait ops, install
+            problems.append(("archive", f"the complete archive {copy} is missing, which the hooks archive "
+                             f"{hooks} beside it needs for plugins and every command but the hooks",
+                             f"run install again for each harness: {_install_hint('<harness>')}"))
+        unsafe = stable.copy_problem(copy)
+        if unsafe:
+            out.write(f"  UNSAFE:             {unsafe}\n")
+            problems.append(("archive", f"another user could change what the hooks run: {unsafe}",
+                             "then run install again for each harness (it writes a new copy of your own)"))
     from lichhook.paths import waits_dir
 
     waits = waits_dir(env.environ)
@@ -165,6 +186,10 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
             problems.append((h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                              _install_hint(h.name) if f.ours else f"remove that entry from {f.path}"))
+        elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and run_problem(f.python):
+            problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
+                             f"{run_problem(f.python)}",
+                             f"point it at a Python only root can change: {_install_hint(h.name)}"))
         elif f.ours and _exists(f.python) == "exists":
             mismatch = _bytecode_mismatch(f.archive, f.python, magics)
             if mismatch:

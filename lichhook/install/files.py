@@ -12,8 +12,9 @@ What every write keeps:
 - A symbolic link is followed: the file it points to is replaced, atomically, in its own
   folder, and the link stays a link. A dangling link, a link loop, and a file (linked or
   not) whose folder cannot be written are refused, naming the path and the fix.
-- An existing file keeps its mode, owner and group. A new file or folder gets the owner
-  ``ownership.Owners`` gives it (the user's, when root runs install for them).
+- An existing file keeps its mode, owner and group. A new file or folder is created by
+  the process as it runs: the user (root working in a user's home first becomes that
+  user, lichhook.install.ownership), or root in folders root owns.
 - A file with more than one hard link is refused: replacing it would split the links.
 - A harness rewriting its file meanwhile loses nothing. The file is replaced only if it
   still is the one read (checked after the new file is flushed, just before the swap);
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from lichhook.install.ownership import Owners
 
 BACKUP_SUFFIX = ".lichhook-backup"
+# No harness config comes near this; a file past it (a runaway log, a sparse file of
+# terabytes) is refused before it is read rather than exhausting memory.
+MAX_CONFIG_BYTES = 128 * 1024 * 1024
 ATTEMPTS = 20
 _O_BINARY = getattr(os, "O_BINARY", 0)
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -123,7 +127,11 @@ def snapshot(path: str) -> Snapshot:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
-        data = _read_all(fd)
+        data = _read_all(fd, MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB "
+                              f"({max(st.st_size, len(data))} bytes), more than any config lichhook edits holds; "
+                              "move it away or shrink it, then run again. It was left untouched.")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
     finally:
@@ -131,13 +139,17 @@ def snapshot(path: str) -> Snapshot:
     return Snapshot(path, real, data, st)
 
 
-def _read_all(fd: int) -> bytes:
+def _read_all(fd: int, limit: Optional[int] = None) -> bytes:
+    """Everything left in ``fd``, or its first ``limit`` bytes."""
     chunks: List[bytes] = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
+    size = 0
+    while limit is None or size < limit:
+        chunk = os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - size))
         if not chunk:
-            return b"".join(chunks)
+            break
         chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def read(path: str) -> Optional[bytes]:
@@ -153,6 +165,10 @@ def check_writable(snap: Snapshot, deleting: bool = False) -> None:
     where = nearest_existing(folder)
     if not os.path.isdir(where):
         raise ConfigError(f"cannot create {snap.path}: {where} is a file, not a folder; move it away, then run again.")
+    from lichhook.install.ownership import root_may_write
+
+    root_may_write(os.path.realpath(where), snap.path)
+    root_may_write(os.path.realpath(nearest_existing(os.path.dirname(os.path.abspath(snap.path)))), snap.path)
     if not os.access(where, os.W_OK | os.X_OK):
         if snap.linked:
             raise ConfigError(f"{snap.path} is a symbolic link to {snap.real}, and the folder {where} cannot be "
@@ -168,6 +184,9 @@ def check_writable(snap: Snapshot, deleting: bool = False) -> None:
     if hasattr(os, "geteuid") and not running_as_root() and snap.st.st_uid != os.geteuid():
         raise ConfigError(f"{snap.path} belongs to another user (uid {snap.st.st_uid}); rewriting it would make it "
                           "yours. Run this as that user, or change the file's owner, then run again.")
+    if hasattr(os, "getgroups") and not running_as_root() and snap.st.st_gid not in (os.getegid(), *os.getgroups()):
+        raise ConfigError(f"{snap.path} has group id {snap.st.st_gid}, which you are not in; rewriting it would change "
+                          "its group. Run this as a member of that group, or change the file's group, then run again.")
 
 
 class Edit:
@@ -187,6 +206,9 @@ class Edit:
         self.backup = backup
         self.prune_dirs = tuple(prune_dirs)
         self.mode = mode
+        # The top-level names of a config's document (None: unreadable), for a transform
+        # of a structured config; ``apply`` will not write a version that lost some.
+        self.keys_of: Optional[Callable[[bytes], Optional[set]]] = getattr(transform, "keys_of", None)
 
     def plan(self) -> "Planned":
         snap = snapshot(self.path)
@@ -371,15 +393,25 @@ def _unchanged(snap: Snapshot) -> bool:
     return (_identity(st), st.st_size, st.st_mtime_ns) == (_identity(snap.st), snap.st.st_size, snap.st.st_mtime_ns)
 
 
+def _kept_ids(st: os.stat_result) -> Optional[tuple]:
+    """The (uid, gid) a rewritten file must be given to keep its owner and group: both as
+    root; as a user, the group alone (a user may give their file any group they are in;
+    ``check_writable`` refused the others), -1 leaving the owner as created."""
+    from lichhook.install.ownership import running_as_root
+
+    if not hasattr(os, "geteuid"):
+        return None
+    if running_as_root():
+        return st.st_uid, st.st_gid
+    return (-1, st.st_gid) if st.st_gid != os.getegid() else None
+
+
 def _replace(snap: Snapshot, data: bytes) -> bool:
     """Replace the file read as ``snap`` with ``data``; False when it changed since it
     was read (then nothing was replaced, and planning starts over)."""
     assert snap.st is not None
-    from lichhook.install.ownership import running_as_root
-
     folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
-    ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
-    tmp, ours = _write_temp(folder, name, data, stat.S_IMODE(snap.st.st_mode), ids)
+    tmp, ours = _write_temp(folder, name, data, stat.S_IMODE(snap.st.st_mode), _kept_ids(snap.st))
     _exchanger()
     try:
         if not _unchanged(snap):
@@ -437,11 +469,9 @@ def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
     backup = snap.path + BACKUP_SUFFIX
     if os.path.lexists(backup) or snap.data is None or snap.st is None:
         return
-    from lichhook.install.ownership import running_as_root
-
     folder = os.path.dirname(os.path.abspath(backup))
-    ids = (snap.st.st_uid, snap.st.st_gid) if running_as_root() else None
-    tmp, _ = _write_temp(folder, os.path.basename(backup), snap.data, stat.S_IMODE(snap.st.st_mode), ids)
+    tmp, _ = _write_temp(folder, os.path.basename(backup), snap.data, stat.S_IMODE(snap.st.st_mode),
+                         _kept_ids(snap.st))
     try:
         os.link(tmp, backup)
     except OSError:
@@ -453,10 +483,64 @@ def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
         _unlink(tmp)
 
 
-def apply(edit: Edit, owners: Optional[Owners] = None) -> Planned:
-    """Bring the file to its planned state; returns what was done."""
+SETTLE_READS, SETTLE_PAUSE = 6, 0.05
+
+
+def _settled(edit: Edit, planned: Planned) -> Planned:
+    """A blank config (0 bytes, or only white space) may be a harness's file caught between
+    its truncation and its write: read it again a few times over 0.3 s before taking it
+    as blank."""
+    import time
+
+    for _ in range(SETTLE_READS):
+        if planned.before is None or planned.before.strip():
+            return planned
+        time.sleep(SETTLE_PAUSE)
+        planned = edit.plan()
+    return planned
+
+
+def _nothing_lost(edit: Edit, planned: Planned, seen: Optional[bytes]) -> None:
+    """Refuse to write a config that lost top-level names against the version read a
+    moment before (``seen``, when install planned), or that is blank while its backup
+    holds names: another program is rewriting it, and what lichhook would write from it
+    would lose the rest."""
+    keys_of = edit.keys_of
+    if keys_of is None or planned.before is None:
+        return
+    now = keys_of(planned.before)
+    if now is None:
+        return
+    if seen is not None and seen != planned.before:
+        earlier = keys_of(seen) or set()
+        lost = sorted(earlier - now)
+        if lost:
+            raise ConfigError(
+                f"{edit.path} lost {', '.join(map(repr, lost[:5]))}{' and more' if len(lost) > 5 else ''} since "
+                "lichhook read it a moment ago: another program is rewriting it. Nothing was written to it; "
+                "run again once that program is done.")
+    if not now:
+        try:
+            backup = snapshot(edit.path + BACKUP_SUFFIX).data
+        except ConfigError:
+            backup = None
+        held = keys_of(backup) if backup else None
+        if held:
+            raise ConfigError(
+                f"{edit.path} is empty, while its backup {edit.path + BACKUP_SUFFIX} holds {len(held)} settings: "
+                "another program may be rewriting it. Nothing was written to it; run again once that program "
+                "is done, or, if it really lost them, restore it from the backup first.")
+
+
+def apply(edit: Edit, owners: Optional[Owners] = None, seen: Optional[bytes] = None) -> Planned:
+    """Bring the file to its planned state; returns what was done. ``seen``: the file's
+    bytes when the change was planned and shown (nothing that lost names since is written)."""
     for _ in range(ATTEMPTS):
         planned = edit.plan()
+        if edit.keys_of is not None:
+            planned = _settled(edit, planned)
+            if planned.changed:
+                _nothing_lost(edit, planned, seen)
         if not planned.changed:
             return planned
         snap = planned.snap
@@ -488,18 +572,20 @@ def apply(edit: Edit, owners: Optional[Owners] = None) -> Planned:
 
 def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners]) -> None:
     """Put ``data`` at ``path`` whatever stands there (a file lichhook alone writes, such
-    as the installed archive): atomically, a new file owned as ``owners`` says."""
+    as the installed archive): atomically, by renaming a new file over the path, so a
+    reader sees the old file or the new one whole, never one rewritten in place. A link
+    found at the path is replaced, never written through: lichhook's own files are never
+    links, and one planted there must not steer the write elsewhere."""
     from lichhook.install.ownership import make_folders
 
-    snap = snapshot(path)
-    folder = os.path.dirname(snap.real)
+    folder = os.path.dirname(os.path.abspath(path))
     make_folders(folder, owners)
-    ids = owners.for_new(snap.real) if owners else None
-    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, ids)
+    ids = owners.for_new(path) if owners else None
+    tmp, _ = _write_temp(folder, os.path.basename(path), data, mode, ids)
     from lichhook.diskio import replace
 
     try:
-        replace(tmp, snap.real)
+        replace(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise

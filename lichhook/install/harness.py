@@ -195,16 +195,16 @@ def json_edit(path: str, change: Callable[[Doc, List[str]], object]) -> Callable
     def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
         return jsonmerge.edit(raw, path, lambda doc: change(doc, notes))
 
+    transform.keys_of = jsonmerge.top_keys  # type: ignore[attr-defined]
     return transform
 
 
 def _original(path: str) -> Optional[tuple]:
     """(bytes, Doc or None) of the file as it was before lichhook first changed it,
     from its backup; None without a backup."""
-    try:
-        raw = files.read(path + files.BACKUP_SUFFIX)
-    except ConfigError:
-        return None
+    # A backup that cannot be read (too large, a FIFO, no permission) is refused, naming
+    # it: taken as absent, it would make a file the user had look like lichhook's own.
+    raw = files.read(path + files.BACKUP_SUFFIX)
     if raw is None:
         return None
     try:
@@ -246,6 +246,7 @@ def removal(path: str, change: Callable[[Doc, Callable[[tuple], Optional[str]]],
                 return raw if os.path.islink(path) else None
         return bom + doc.text.encode("utf-8")
 
+    transform.keys_of = jsonmerge.top_keys  # type: ignore[attr-defined]
     return transform
 
 

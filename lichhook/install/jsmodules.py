@@ -112,10 +112,10 @@ class JsModuleHarness(harness.Harness):
         raise NotImplementedError
 
     def install(self, target: Target) -> List[files.Edit]:
-        return [owned.write_owned(self.module_path(), module_source(self.kind, target), MARKER)]
+        return [owned.write_owned(self.module_path(), module_source(self.kind, target), owned.holding(MARKER))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
-        return [owned.remove_owned(self.module_path(), MARKER)]
+        return [owned.remove_owned(self.module_path(), owned.holding(MARKER))]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         path = self.module_path()

@@ -67,6 +67,18 @@ def edit(raw: Optional[bytes], path: str, change: Callable[[Doc], object]) -> Op
     return bom + doc.text.encode("utf-8")
 
 
+def top_keys(raw: bytes) -> Optional[set]:
+    """The names at the top level of a JSON config's object (empty for a blank file), or
+    None when it cannot be read as one."""
+    try:
+        doc = parse(raw, "")
+    except (ConfigError, RecursionError):
+        return None
+    if doc.root is None:
+        return set()
+    return {member.key for member in doc.root.members()}
+
+
 def string_literal(text: str) -> Optional[str]:
     """The JSON string in ``text`` (a value lichhook wrote on one line of a config or
     module), or None when it is not one: a person may have changed it since, into

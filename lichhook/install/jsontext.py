@@ -65,7 +65,7 @@ def value_end(text: str, pos: int) -> int:
     try:
         return _SKIPPER.raw_decode(text, pos)[1]
     except RecursionError:
-        return _iterative_value_end(text, pos)
+        return _deep_value_end(text, pos)
     except JSONDecodeError as exc:
         raise JsonTextError(exc.msg, text, exc.pos) from None
     except _Constant as exc:
@@ -89,21 +89,68 @@ def _after_key(text: str, pos: int) -> int:
     raise JsonTextError("Expecting property name enclosed in double quotes", text, pos)
 
 
+_DEEP_ENDS: dict = {}  # text -> {start: end}, for the last few texts
+_DEEP_TEXTS = 4
+
+
+def _deep_value_end(text: str, pos: int) -> int:
+    """``_iterative_value_end``, remembered for the last few texts read: each node of a
+    deeply nested value asks again where the value around it ends, and a config is read
+    again (a new string, equal to the last) at each step of an edit. A few texts are
+    kept, so memory stays bounded."""
+    ends = _DEEP_ENDS.get(text)
+    if ends is None:
+        while len(_DEEP_ENDS) >= _DEEP_TEXTS:
+            del _DEEP_ENDS[next(iter(_DEEP_ENDS))]
+        ends = _DEEP_ENDS[text] = {}
+    if pos not in ends:
+        ends[pos] = _iterative_value_end(text, pos)
+    return ends[pos]
+
+
+# A run of brackets and the white space between them, in one match of a character class
+# (sre's fastest loop).
+_OPEN_RUN = re.compile(r"[\[ \t\n\r]*")
+_CLOSE_RUN = re.compile(r"[\] \t\n\r]*")
+
+
 def _iterative_value_end(text: str, pos: int) -> int:
-    """``value_end`` without recursion, for nesting of any depth."""
-    closers: list = []
+    """``value_end`` without recursion, for nesting of any depth.
+
+    The containers still open are a stack of runs, [closer, count]: a run of ``[`` (or of
+    ``]``) is taken in one regular-expression match, so an array nested 200,000 deep costs
+    a few matches, not a Python step per bracket."""
+    closers: list = []  # [[closing character, how many], ...]
     n = len(text)
+
+    def push(close: str, count: int) -> None:
+        if closers and closers[-1][0] == close:
+            closers[-1][1] += count
+        else:
+            closers.append([close, count])
+
     while True:
         pos = skip_ws(text, pos)
         c = text[pos] if pos < n else ""
-        if c == "{" or c == "[":
-            close = "}" if c == "{" else "]"
+        if c == "[":
+            run = _OPEN_RUN.match(text, pos)
+            assert run is not None  # text[pos] is "["
+            opened = run.group().count("[")
+            pos = run.end()
+            if text.startswith("]", pos):  # the innermost is empty: it is the value
+                if opened > 1:
+                    push("]", opened - 1)
+                pos += 1
+            else:
+                push("]", opened)
+                continue
+        elif c == "{":
             inner = skip_ws(text, pos + 1)
-            if text.startswith(close, inner):
+            if text.startswith("}", inner):
                 pos = inner + 1
             else:
-                closers.append(close)
-                pos = _after_key(text, inner) if c == "{" else inner
+                push("}", 1)
+                pos = _after_key(text, inner)
                 continue
         elif c == '"':
             pos = _string_end(text, pos)
@@ -122,14 +169,29 @@ def _iterative_value_end(text: str, pos: int) -> int:
         while closers:
             pos = skip_ws(text, pos)
             c = text[pos] if pos < n else ""
+            top = closers[-1]
             if c == ",":
                 pos = pos + 1
-                if closers[-1] == "}":
+                if top[0] == "}":
                     pos = _after_key(text, skip_ws(text, pos))
                 break
-            if c == closers[-1]:
-                closers.pop()
-                pos += 1
+            if c == top[0]:
+                if c == "]":
+                    run = _CLOSE_RUN.match(text, pos)
+                    assert run is not None
+                    found = run.group().count("]")
+                    closed = min(found, top[1])
+                    if closed == found:  # just past the run's last bracket, not its white space
+                        pos += len(run.group().rstrip(" \t\n\r"))
+                    else:  # more brackets than open arrays: the next one is an error, found below
+                        for _ in range(closed):
+                            pos = text.index("]", pos) + 1
+                else:
+                    closed = 1
+                    pos += 1
+                top[1] -= closed
+                if not top[1]:
+                    closers.pop()
                 continue
             raise JsonTextError("Expecting ',' delimiter", text, pos)
         else:

@@ -115,6 +115,8 @@ def up_to_date(copy: str, source: str, magic: bytes) -> bool:
 
     from lichhook.archive import hooks_archive, serves
 
+    if copy_problem(copy):
+        return False  # written again: a new file of the user's own, closed to others
     if os.path.abspath(copy) != os.path.abspath(source):
         if not (os.path.isfile(copy) and serves(Path(copy), Path(source), magic)):
             return False
@@ -126,6 +128,33 @@ def up_to_date(copy: str, source: str, magic: bytes) -> bool:
             return h.read() == hooks_archive(f.read())
     except OSError:
         return False
+
+
+def copy_problem(complete: str) -> Optional[str]:
+    """Why another user could change the copy whose complete archive is ``complete``
+    (either archive, or a folder above them), or None. Its hooks run as the user (as root,
+    for root's harnesses), so it must be the user's alone, as a plugin must
+    (lichhook.plugin_guard)."""
+    from lichhook.plugin_guard import untrusted
+
+    for path in (complete, hooks_beside(complete)):
+        if path is None or not os.path.lexists(path):
+            continue
+        if os.path.islink(path):
+            return f"{path} is a symbolic link, where lichhook keeps a file of its own"
+        problem = untrusted(path)
+        if problem:
+            return problem
+    return None
+
+
+def folder_problem(dest: str) -> Optional[str]:
+    """Why another user could change what install writes at ``dest`` through a folder
+    above it (install will not chmod folders it did not make), or None."""
+    from lichhook.install.ownership import nearest_existing
+    from lichhook.plugin_guard import untrusted
+
+    return untrusted(nearest_existing(os.path.dirname(os.path.abspath(dest))))
 
 
 def prepared(source: str) -> bytes:
@@ -165,7 +194,11 @@ def prepared_for(python: str, source: str) -> bytes:
         if done.returncode != 0:
             why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
             raise ConfigError(f"{python} could not compile the archive for itself: {why[0]}")
-        return out.read_bytes()
+        try:
+            return out.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"{python} exited without writing the archive it was asked to compile for itself "
+                              f"({exc.strerror or exc}); is it a Python?")
 
 
 def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, List, Optional, Sequence, Tuple
+    from typing import Any, Callable, List, Optional, Sequence, Tuple
 
     from lichhook.install.target import Target
 
@@ -65,18 +65,75 @@ def parse(text: str, path: str) -> Any:
 
 
 def _value(text: str) -> Optional[dict]:
-    """The plain value of ``text``, or None when it is not valid TOML."""
+    """The plain value of ``text`` (fit to compare, ``plain``), or None when it is not
+    valid TOML. Read by the standard library's ``tomllib`` where there is one (Python 3.11
+    and later): about fifteen times faster than tomlkit, whose reading of a config with
+    thousands of tables takes seconds, and every edit compares values a few times.
+    What tomllib refuses is asked of tomlkit, so no file reads as invalid for the switch."""
+    try:
+        import tomllib  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        tomllib = None
+    if tomllib is not None:
+        try:
+            return _comparable(tomllib.loads(text))
+        except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
+            pass
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
     try:
-        return tomlkit.parse(text).unwrap()
+        return plain(tomlkit.parse(text))
     except (TOMLKitError, ValueError, RecursionError):
         return None
 
 
+def read_value(text: str, path: str) -> Any:
+    """The plain value of ``text``, fit to compare; refuses invalid TOML naming the file
+    (tomlkit's reading says where)."""
+    found = _value(text)
+    if found is None:
+        parse(text, path)  # raises, with tomlkit's account of the place
+        raise _error(f"{path} is not valid TOML; fix it, then run again. It was left untouched.")
+    return found
+
+
 def newline_of(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+    """The line ending of the file's last line break (``\\n`` when it has none): what
+    lichhook appends after it must match it, so that removing it finds the blank line it
+    added, in a file that mixes both endings too."""
+    at = text.rfind("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
+
+
+class _NaN:
+    """Stands for a TOML ``nan`` in a value lichhook compares: ``nan != nan`` would make
+    every file holding one look changed by any edit."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NaN)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+def _comparable(value: Any) -> Any:
+    """``value`` (a plain TOML value) with every float NaN as a ``_NaN``."""
+    if isinstance(value, float) and value != value:
+        return _NaN()
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def plain(doc: Any) -> Any:
+    """The plain value of a tomlkit document, fit to compare (``_comparable``)."""
+    return _comparable(doc.unwrap())
 
 
 def server(value: dict) -> Any:
@@ -239,7 +296,7 @@ def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Op
     target = target.server()  # a long-running server runs the complete archive
     bom, original = decode(raw, path) if raw is not None else (b"", "")
     text = drop_legacy_markers(original)
-    value = parse(text, path).unwrap()
+    value = read_value(text, path)
     servers, entry = value.get(KEY[0]), server(value)
     wanted = _wanted(target)
     new: Optional[str] = None
@@ -298,7 +355,7 @@ def _updated(text: str, path: str, target: Target, entry: dict, notes: List[str]
     if args[:i + 1] != prefix:
         table["args"] = _with_prefix(table["args"], i, prefix)
     candidate = doc.as_string()
-    expected_value = parse(text, path).unwrap()
+    expected_value = read_value(text, path)  # the reader _value uses: the two must agree
     expected_value[KEY[0]][KEY[1]]["command"] = wanted["command"]
     expected_value[KEY[0]][KEY[1]]["args"] = prefix + args[i + 1:]
     # Nothing outside the table may move: compare the two texts with the table cut out.
@@ -331,7 +388,54 @@ def _with_prefix(array: Any, end: int, prefix: List[str]) -> Any:
     return array
 
 
-def _without(text: str, path: str, key: Tuple[str, ...] = KEY) -> Optional[str]:
+def _key_word(name: str) -> str:
+    """``name`` as a header spells it: bare when it can be, else a basic string."""
+    import re
+
+    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _header_spans(text: str, key: Tuple[str, ...]) -> Optional[List[Tuple[int, int]]]:
+    """Where the table ``key`` and its sub-tables stand, found by their header lines as
+    Codex and lichhook write them (``[mcp_servers.lichhook]``, ``[hooks.state."..."]``),
+    without reading the document; None when there is no such header. A guess: the caller
+    takes it only when the values agree (a header inside a multi-line string would not)."""
+    header = "[" + ".".join(_key_word(k) for k in key)
+    found: List[Tuple[int, int]] = []
+    at, start = 0, -1
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            ours = stripped.endswith("]") and not stripped.startswith("[[") and (
+                stripped == header + "]" or stripped.startswith(header + "."))
+            if start >= 0 and not ours:
+                found.append((start, at))
+                start = -1
+            if ours and start < 0:
+                start = at
+        at += len(line)
+    if start >= 0:
+        found.append((start, at))
+    return found or None
+
+
+def _without(text: str, path: str, key: Tuple[str, ...] = KEY,
+             accept: Optional[Callable[[str], bool]] = None) -> Optional[str]:
+    """``text`` without the lines of the table ``key`` (and its sub-tables), or None when
+    they cannot be placed. With ``accept``, the header lines are tried first, and that cut
+    is taken when ``accept`` finds its value right: no reading of the whole document by
+    tomlkit, which takes seconds for thousands of tables."""
+    if accept is not None:
+        quick = _header_spans(text, key)
+        if quick is not None:
+            cut = text
+            newline = newline_of(text)
+            for start, end in reversed(quick):
+                cut = _cut(cut, start, end, newline)
+            if accept(cut):
+                return cut
     doc = parse(text, path)
     found = spans(doc, text, key)
     if found is None:
@@ -367,14 +471,16 @@ def _without_records(value: Optional[dict]) -> Optional[dict]:
 def remove_records(text: str, path: str, keys: Sequence[str]) -> str:
     """``text`` without Codex's trust records (``[hooks.state."<key>"]``) of ``keys``:
     exactly their lines, as for the server's table; every other line stays."""
+    present = set(_records_of(_value(text))) if keys else set()
     for name in keys:
-        value = _value(text)
-        if name not in _records_of(value):
+        if name not in present:
             continue
+        value = _value(text)
         assert value is not None
         expected = dict(value, hooks=dict(value["hooks"], state={k: v for k, v in _records_of(value).items()
                                                                  if k != name}))
-        cut = _without(text, path, ("hooks", "state", name))
+        cut = _without(text, path, ("hooks", "state", name),
+                       accept=lambda c: _without_records(_value(c)) == _without_records(expected))
         if cut is None or _without_records(_value(cut)) != _without_records(expected):
             doc = parse(text, path)
             del doc["hooks"]["state"][name]
@@ -395,11 +501,10 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
         return None
     bom, original = decode(raw, path)
     text = drop_legacy_markers(original)
-    doc = parse(text, path)
-    value = doc.unwrap()
+    value = read_value(text, path)
     if is_ours(server(value), target):
         expected = _normal(_without_server(value))
-        cut = _without(text, path)
+        cut = _without(text, path, accept=lambda c: _normal(_value(c)) == expected)
         if cut is None or _normal(_value(cut)) != expected:
             # Not written with headers (dotted keys, an inline table): tomlkit removes
             # it, keeping every other line as it stands.
@@ -422,7 +527,7 @@ def registration(raw: bytes, path: str, target: Target) -> Optional[tuple]:
     None when absent. Raises ConfigError when the file cannot be read as TOML."""
     target = target.server()
     bom, text = decode(raw, path)
-    entry = server(parse(text, path).unwrap())
+    entry = server(read_value(text, path))
     if entry is None:
         return None
     if not isinstance(entry, dict):

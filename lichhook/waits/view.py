@@ -244,7 +244,7 @@ def _open_root(path: str, create: bool) -> "Dir | None":
     except FileNotFoundError:
         if not create:
             return None
-        os.makedirs(path, 0o700, exist_ok=True)
+        _make_private(path)
         link = os.lstat(path)
     # The folder itself may be a link the user made; one made by anyone else is refused.
     if stat.S_ISLNK(link.st_mode) and sys.platform != "win32" and link.st_uid not in (os.geteuid(), 0):
@@ -258,10 +258,60 @@ def _open_root(path: str, create: bool) -> "Dir | None":
                             "--waits-dir or LICHHOOK_WAITS_DIR") from None
     try:
         _check_private(root, "the waits folder")
+        _check_above(path)
     except BaseException:
         root.close()
         raise
     return root
+
+
+def _make_private(path: str) -> None:
+    """``os.makedirs`` with every folder it creates 0700, not just the last: the folders
+    above the waits folder must be closed to others too (``_check_above``), whatever the
+    umask (under umask 000 makedirs leaves them 0777)."""
+    missing = []
+    current = os.path.abspath(path)
+    while not os.path.isdir(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+
+
+def _check_above(path: str) -> None:
+    """Refuse a waits folder that lies in a folder another user controls (theirs, or one
+    others may write without the sticky bit): they could move the user's folder away, or
+    put their own in its place. Only stats on the usual path; lichhook.plugin_guard
+    judges (and words) a folder that fails the quick test."""
+    if sys.platform == "win32":
+        return
+    me = os.geteuid()
+    seen = set()
+    for start in (os.path.abspath(path), os.path.realpath(path)):
+        current = os.path.dirname(start)
+        while current not in seen:
+            seen.add(current)
+            try:
+                st = os.stat(current)
+            except OSError:
+                break  # the folder itself was opened; nothing above it to judge
+            if st.st_uid not in (me, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
+                from lichhook.plugin_guard import folder_above_problem
+
+                problem = folder_above_problem(current)
+                if problem:
+                    raise FolderRefused(f"the waits folder {path} lies in a folder another user may change: "
+                                        f"{problem}")
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
 
 
 class FolderView:
