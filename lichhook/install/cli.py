@@ -36,6 +36,10 @@ def _parser(command: str):
                 if command == "install" else "every harness")
     parser.add_argument("--all", action="store_true", help=all_help)
     parser.add_argument("--dry-run", action="store_true", help="print what would change, per file, and change nothing")
+    if command == "install":
+        parser.add_argument("--replace", action="store_true",
+                            help="where lich-plugin is installed, remove it first (through the harness's own CLI, or "
+                                 "by setting its files aside) and print how to put it back")
     return parser
 
 
@@ -163,7 +167,9 @@ def _install(argv: List[str]) -> int:
     magic = stable.running_magic()
     dest = stable.archive_for(magic)
     target = Target(current_python(), stable.hooks_for(magic))
+    chosen, blocked, replacing = _lich_plugin(chosen, args.replace)
     plans, skipped = _plan(chosen, target, "install")
+    skipped = blocked + skipped
     out = sys.stdout
     copy = bool(plans) and not stable.up_to_date(dest, source, magic)
     compiled = f"with bytecode for {python_of_magic(magic)}, and its hooks archive {target.archive}"
@@ -171,11 +177,19 @@ def _install(argv: List[str]) -> int:
         if plans:
             out.write(f"archive: would copy {source} to {dest}, {compiled}\n" if copy
                       else f"archive: {dest} is up to date\n")
+        for h, _ in plans:
+            for seen in replacing.get(h.name, ()):
+                out.write(f"{h.title} ({h.name}): would remove {seen.describe()} first\n")
         _show(plans, True, out)
         out.write("Dry run: nothing was changed.\n")
         if skipped:
             _report_skipped("install", skipped, False)
         return 1 if skipped else 0
+    if not plans:
+        _report_skipped("install", skipped, False)
+        return 1
+    plans, unreplaced = _replace(plans, replacing, out)
+    skipped += unreplaced
     if not plans:
         _report_skipped("install", skipped, False)
         return 1
@@ -204,6 +218,50 @@ def _install(argv: List[str]) -> int:
         _report_skipped("install", skipped, True)
     _tend_copies(env, target, out, source=source, owners=owners)
     return 1 if skipped or failed else 0
+
+
+def _lich_plugin(chosen: list, replace: bool) -> tuple:
+    """(harnesses to plan, [(harness, [why skipped])], {name: [lich-plugin installs to
+    remove first]}): a harness where lich-plugin is installed is skipped, naming the
+    command that removes it, unless ``replace``; one whose record cannot be read too."""
+    from lichhook.install import lichplugin
+
+    keep, blocked, replacing = [], [], {}
+    for h in chosen:
+        try:
+            seen = lichplugin.foreign(h)
+        except ConfigError as exc:
+            blocked.append((h, [str(exc)]))
+            continue
+        if seen and not replace:
+            blocked.append((h, [
+                f"{s.describe()} is installed in {h.title}; with lichhook beside it every report would be sent "
+                f"twice. Remove it ({s.remove}) and run install {h.name} again, or run install {h.name} --replace, "
+                "which removes it and prints how to put it back" for s in seen]))
+            continue
+        if seen:
+            replacing[h.name] = seen
+        keep.append(h)
+    return keep, blocked, replacing
+
+
+def _replace(plans: list, replacing: dict, out) -> tuple:
+    """Remove lich-plugin where asked, before lichhook's files are written: the plans of
+    the harnesses where that worked, and the others as skipped."""
+    from lichhook.install import replace
+
+    kept, failed = [], []
+    for h, planned in plans:
+        try:
+            for seen in replacing.get(h.name, ()):
+                back = replace.remove(h, seen)
+                out.write(f"{h.title} ({h.name}): removed {seen.describe()}"
+                          + (f"; to put it back: {back}" if back else "") + "\n")
+        except ConfigError as exc:
+            failed.append((h, [str(exc)]))
+            continue
+        kept.append((h, planned))
+    return kept, failed
 
 
 def _checks(h, target: Target) -> list:

@@ -123,6 +123,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         return
     ours = [f for f in found if f.ours]
     out.write(f"  registered: {'yes' if ours else 'no'}\n")
+    beside = _lich_plugin(h, out, problems, bool(ours))
     missing = h.missing(target, found) if ours else []
     expected = sum(len(w) for w in h.wanted(target).values())
     if ours and expected:
@@ -192,8 +193,34 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         lacking = f"; no hook as this release writes it for {', '.join(missing)}" if missing else ""
         problems.append((h.name, f"the registration is incomplete or out of date ({files_}){lacking}",
                          _install_hint(h.name) + kept))
-    elif reason and not ours:
+    elif reason and not ours and not beside:
         problems.append((h.name, "detected but lichhook is not registered", _install_hint(h.name)))
+
+
+def _lich_plugin(h, out, problems: list, registered: bool) -> bool:
+    """Print where lich would read its companion plugin as installed in ``h``; lich-plugin
+    beside lichhook is a problem (both send every report). Whether lich-plugin is there."""
+    from lichhook.install import lichplugin
+
+    try:
+        seen = lichplugin.find(h)
+    except ConfigError as exc:
+        out.write("  lich-plugin: cannot tell\n")
+        problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
+        return False
+    for s in seen:
+        out.write(f"  lich reads: {s.describe()}\n")
+    foreign = [s for s in seen if not s.ours]
+    for s in foreign:
+        if registered:
+            problems.append((h.name, f"lich-plugin {s.version} is installed beside lichhook ({s.where}): every "
+                                     "report is sent twice", f"remove it: {s.remove}; or run "
+                                     f"{_install_hint(h.name)} --replace, which removes it and prints how to put "
+                                     "it back"))
+        else:
+            out.write(f"  note: lich-plugin reports this harness's sessions; to move to lichhook: "
+                      f"{_install_hint(h.name)} --replace\n")
+    return bool(foreign)
 
 
 

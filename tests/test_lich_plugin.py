@@ -1,0 +1,212 @@
+"""lich-plugin beside lichhook: install refuses or replaces it, doctor names it.
+
+lich-plugin is placed where lich's own installer puts it (its records and marker lines,
+as ``internal/agentplugin`` reads them); the harness CLIs are small stand-ins on PATH
+that log their arguments and change the same records the real ones change (measured on
+Claude Code 2.1.332 and Codex 0.171.0; the end-to-end suite runs the real ones).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lichhook.install import harnesscli
+from lichhook.install.jsonmerge import ConfigError
+
+FAKE_CLI = r'''#!{python}
+import json, os, sys
+home = os.environ["HOME"]
+log = os.path.join(home, "cli.log")
+with open(log, "a") as f:
+    f.write(json.dumps([os.path.basename(sys.argv[0])] + sys.argv[1:]) + "\n")
+args = sys.argv[1:]
+if os.environ.get("FAKE_CLI_HANG"):
+    import time; time.sleep(60)
+if os.path.basename(sys.argv[0]) == "claude":
+    records = os.path.join(os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "plugins",
+                           "installed_plugins.json")
+    if args[:2] == ["plugin", "uninstall"]:
+        doc = json.load(open(records))
+        doc["plugins"].pop(args[2], None)
+        json.dump(doc, open(records, "w"))
+else:
+    state = os.path.join(home, "codex-plugins.json")
+    if args[:3] == ["plugin", "list", "--json"]:
+        print("banner line")
+        print(open(state).read() if os.path.exists(state) else json.dumps({{"installed": [], "available": []}}))
+    elif args[:2] == ["plugin", "remove"]:
+        os.remove(state)
+'''
+
+
+def fake_bin(tmp_path: Path, *names: str) -> str:
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        path = folder / name
+        path.write_text(FAKE_CLI.format(python=sys.executable))
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+def cli_log(home: Path) -> list:
+    path = home / "cli.log"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def claude_has_lich_plugin(home: Path, version: str = "0.17.2", ours: bool = False) -> Path:
+    install_path = home / ".claude" / "plugins" / "cache" / "lich-plugin" / "lich" / version
+    install_path.mkdir(parents=True)
+    if ours:
+        (install_path / "lichhook-plugin.txt").write_text("lichhook\n")
+    records = home / ".claude" / "plugins" / "installed_plugins.json"
+    records.write_text(json.dumps({"version": 2, "plugins": {"lich@lich-plugin": [
+        {"scope": "user", "installPath": str(install_path), "version": version}]}}))
+    (home / ".claude" / "plugins" / "known_marketplaces.json").write_text(json.dumps(
+        {"lich-plugin": {"source": {"source": "github", "repo": "omartelo/lich-plugin"}}}))
+    return records
+
+
+def files_under(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_install_refuses_beside_lich_plugin_in_claude_code_and_names_the_command(run, home):
+    claude_has_lich_plugin(home)
+    before = files_under(home)
+    result = run("install", "claude")
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert "lich-plugin 0.17.2" in err and "every report would be sent twice" in err
+    assert "claude plugin uninstall lich@lich-plugin" in err and "install claude --replace" in err
+    assert files_under(home) == before  # nothing changed: no settings.json, no archive copy
+
+
+def test_install_replace_removes_lich_plugin_through_claude_and_prints_the_way_back(run, home, tmp_path):
+    claude_has_lich_plugin(home)
+    result = run("install", "claude", "--replace", env={"PATH": fake_bin(tmp_path, "claude")})
+    assert result.returncode == 0, result.stderr.decode()
+    assert cli_log(home) == [["claude", "plugin", "uninstall", "lich@lich-plugin"],
+                             ["claude", "plugin", "marketplace", "remove", "lich-plugin"]]
+    out = result.stdout.decode()
+    assert "to put it back: claude plugin marketplace add omartelo/lich-plugin && claude plugin install " \
+           "lich@lich-plugin" in out
+    settings = json.loads((home / ".claude" / "settings.json").read_text())
+    assert "SessionStart" in settings["hooks"]
+    doctor = run("doctor", env={"PATH": fake_bin(tmp_path, "claude")})
+    assert "lich-plugin" not in doctor.stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
+
+
+def test_install_replace_that_fails_changes_nothing(run, home, tmp_path):
+    claude_has_lich_plugin(home)
+    before = files_under(home)
+    result = run("install", "claude", "--replace", env={"PATH": f"{tmp_path}{os.pathsep}/usr/bin"})
+    assert result.returncode == 1
+    assert "`claude` is not on PATH" in result.stderr.decode()
+    assert files_under(home) == before
+
+
+def test_lichhooks_own_plugin_route_is_not_refused(run, home):
+    claude_has_lich_plugin(home, "0.18.0+lichhook.0123abcd", ours=True)
+    result = run("install", "claude", "--dry-run")
+    assert result.returncode == 0, result.stderr.decode()
+
+
+def test_broken_installed_plugins_json_is_named_and_nothing_changes(run, home):
+    records = claude_has_lich_plugin(home)
+    records.write_text('{"plugins": {"lich@lich-plugin": [')
+    before = files_under(home)
+    result = run("install", "claude")
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert str(records) in err and "not valid JSON" in err
+    assert files_under(home) == before
+    doctor = run("doctor")
+    assert doctor.returncode == 1 and str(records) in doctor.stdout.decode()
+
+
+def test_doctor_names_lich_plugin_beside_lichhook_as_a_problem(run, home):
+    assert run("install", "claude").returncode == 0
+    assert "lich-plugin" not in run("doctor").stdout.decode()
+    claude_has_lich_plugin(home)
+    result = run("doctor")
+    assert result.returncode == 1
+    out = result.stdout.decode()
+    assert "lich reads: lich-plugin 0.17.2" in out
+    problem = next(line for line in out.splitlines() if line.startswith("problem: claude: lich-plugin"))
+    assert "every report is sent twice" in problem and "claude plugin uninstall lich@lich-plugin" in problem
+
+
+def test_codex_listing_is_read_as_lich_reads_it_and_replaced_through_codex(run, home, tmp_path):
+    path = fake_bin(tmp_path, "codex")
+    (home / "codex-plugins.json").write_text(json.dumps({"installed": [
+        {"pluginId": "lich@lich-plugin", "version": "0.18.1", "installed": True,
+         "marketplaceSource": {"sourceType": "git", "source": "https://github.com/omartelo/lich-plugin"}}]}))
+    refused = run("install", "codex", env={"PATH": path})
+    assert refused.returncode == 1
+    assert "codex plugin remove lich@lich-plugin" in refused.stderr.decode()
+    assert not (home / ".codex" / "hooks.json").exists()
+    replaced = run("install", "codex", "--replace", env={"PATH": path})
+    assert replaced.returncode == 0, replaced.stderr.decode()
+    assert ["codex", "plugin", "remove", "lich@lich-plugin"] in cli_log(home)
+    assert "codex plugin marketplace add https://github.com/omartelo/lich-plugin && codex plugin add " \
+           "lich@lich-plugin" in replaced.stdout.decode()
+
+
+def test_a_codex_that_hangs_is_stopped_and_named(tmp_path):
+    env = dict(os.environ, HOME=str(tmp_path), FAKE_CLI_HANG="1")
+    program = fake_bin(tmp_path, "codex").split(os.pathsep)[0] + "/codex"
+    started = time.monotonic()
+    with pytest.raises(ConfigError) as caught:
+        harnesscli.run(program, ["plugin", "list", "--json"], env, timeout=1)
+    assert "did not finish within 1 s" in str(caught.value)
+    assert time.monotonic() - started < 30  # killed, not waited for
+
+
+@pytest.mark.parametrize("harness, where", [
+    ("opencode", ".config/opencode/plugin/lich.js"),
+    ("omp", ".omp/agent/extensions/lich.js"),
+])
+def test_a_marked_module_is_refused_then_set_aside_with_the_way_back(run, home, harness, where):
+    module = home / where
+    module.parent.mkdir(parents=True)
+    module.write_text("// lich-plugin v0.18.0 — installed by lich, replace with the file from omartelo/lich-plugin\n"
+                      "export const LichPlugin = async () => ({});\n")
+    refused = run("install", harness)
+    assert refused.returncode == 1 and f"rm {module}" in refused.stderr.decode()
+    replaced = run("install", harness, "--replace")
+    assert replaced.returncode == 0, replaced.stderr.decode()
+    assert not module.exists()
+    back = next(line for line in replaced.stdout.decode().splitlines() if "to put it back: mv " in line)
+    kept = Path(back.split("to put it back: mv ")[1].split(" ")[0])
+    assert kept.read_text().startswith("// lich-plugin v0.18.0")
+
+
+def test_crush_block_is_refused_then_cut_keeping_the_rest(run, home):
+    rc = home / ".config" / "crush" / "crushrc"
+    rc.parent.mkdir(parents=True)
+    mine = "# my own\nalias x=y\n"
+    rc.write_text(mine + "\n# >>> lich-plugin v0.18.0 >>>\n# Managed by lich.\n"
+                  "hook add PreToolUse --name lich-session-id --command '/x/report.sh crush' --timeout 5\n"
+                  "# <<< lich-plugin <<<\n")
+    refused = run("install", "crush")
+    assert refused.returncode == 1 and "lich-plugin 0.18.0" in refused.stderr.decode()
+    replaced = run("install", "crush", "--replace")
+    assert replaced.returncode == 0, replaced.stderr.decode()
+    text = rc.read_text()
+    assert "lich-plugin" not in text and text.startswith(mine) and "lichhook" in text
+
+
+def test_antigravity_folder_is_found(run, home):
+    folder = home / ".gemini" / "config" / "plugins" / "lich"
+    folder.mkdir(parents=True)
+    (folder / "plugin.json").write_text(json.dumps({"name": "lich", "version": "0.18.0"}))
+    result = run("install", "antigravity")
+    assert result.returncode == 1 and f"rm -r {folder}" in result.stderr.decode()
