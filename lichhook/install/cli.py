@@ -204,6 +204,7 @@ def _install(argv: List[str]) -> int:
     out.write(f"python:  {target.python}\n")
     done, failed = _apply(plans, owners, "install")
     _show(done, False, out)
+    _after(done, failed, lambda h: h.after_install(target, owners), "install", out)
     for h, applied in done:
         if any(p.changed for p in applied):
             for note in h.notes(target):
@@ -241,6 +242,7 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
             continue
         if seen:
             replacing[h.name] = seen
+            h.replacing = True
         keep.append(h)
     return keep, blocked, replacing
 
@@ -262,6 +264,20 @@ def _replace(plans: list, replacing: dict, out) -> tuple:
             continue
         kept.append((h, planned))
     return kept, failed
+
+
+def _after(done: list, failed: list, step, command: str, out) -> None:
+    """A harness CLI's part of install or uninstall, once the harness's files are written
+    (not for a harness whose files failed)."""
+    broken = {h.name for h, _ in failed}
+    for h, _ in done:
+        if h.name in broken:
+            continue
+        try:
+            for line in step(h):
+                out.write(f"{line}\n")
+        except ConfigError as exc:
+            failed.append((h, [f"{exc}; run {command} {h.name} again"]))
 
 
 def _checks(h, target: Target) -> list:
@@ -288,6 +304,7 @@ def _uninstall(argv: List[str]) -> int:
         return 1 if skipped else 0
     done, failed = _apply(plans, _owners(env), "uninstall")
     _show(done, False, out)
+    _after(done, failed, lambda h: h.after_uninstall(target), "uninstall", out)
     for h, errors in failed:
         for e in errors:
             sys.stderr.write(f"lichhook uninstall: {h.name}: {e}\n")

@@ -1,0 +1,251 @@
+"""Claude Code and Codex: lichhook installed as their plugin ``lich@lich-plugin``, through
+their own plugin manager, so that lich reads it as its companion plugin.
+
+``install`` writes a local marketplace in lichhook's data folder
+(``<data dir>/marketplace/<harness>/``, in lich-plugin's layout: ``pluginlayout``) whose
+hooks and MCP server are exactly the entries the config route writes, then asks the
+harness's CLI to add the marketplace and install the plugin (Claude Code: ``claude
+plugin marketplace add <dir>`` + ``claude plugin install lich@lich-plugin``; Codex:
+``codex plugin marketplace add <dir>`` + ``codex plugin add lich@lich-plugin``). Entries
+an earlier lichhook wrote into the harness's config are taken out in the same run, so
+nothing runs twice. ``uninstall`` removes the plugin and the marketplace the same way.
+
+When the CLI is not on PATH, or too old to have a ``plugin`` command, the config route
+runs instead (install says so), and lich reads lichhook as not installed there.
+
+This module is the one owner of the route's facts: which harnesses have it, where the
+marketplace is, what the harness recorded (``installed``) and the registrations the
+installed plugin carries (``registrations``, which ``doctor`` reads through the harness).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout
+from lichhook.install.jsonmerge import ConfigError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional
+
+    from lichhook.install.harness import Found, Harness
+    from lichhook.install.target import Target
+
+HARNESSES = ("claude", "codex")
+# Set to 1 to keep a harness on the config route even where its plugin CLI works.
+CONFIG_ONLY = "LICHHOOK_NO_PLUGIN_ROUTE"
+
+
+def marketplace_dir(name: str) -> str:
+    from lichhook.install import stable
+
+    return os.path.join(stable.data_dir(), "marketplace", name)
+
+
+def program(h: Harness) -> Optional[str]:
+    return h.env.which(h.name)
+
+
+def unavailable(h: Harness) -> Optional[str]:
+    """Why the plugin route cannot be taken for ``h`` (None: it can). Asks the CLI for
+    its ``plugin`` command, bounded."""
+    if h.env.get(CONFIG_ONLY) == "1":
+        return f"{CONFIG_ONLY}=1 is set"
+    found = program(h)
+    if not found:
+        return f"`{h.name}` is not on PATH"
+    result = harnesscli.run(found, ["plugin", "marketplace", "--help"], h.env.environ)
+    if not result.ok or "marketplace" not in result.output.lower():
+        return f"this {h.title} has no `{h.name} plugin marketplace` command (too old: {result.describe()})"
+    return None
+
+
+def plugin_files(h: Harness, target: Target) -> Dict[str, bytes]:
+    """The marketplace's files: hooks and server as the config route writes them."""
+    server = harness.server_entry(target, stdio_type=(h.name == "claude")).entry
+    return pluginlayout.marketplace(h.name, target, lambda r: dict(h.handler(target, r).entry),  # type: ignore[attr-defined]
+                                    server)
+
+
+def edits(h: Harness, target: Target) -> List[files.Edit]:
+    """The marketplace's files, written whole (a folder only lichhook writes)."""
+    folder = marketplace_dir(h.name)
+    out = []
+    for rel, data in sorted(plugin_files(h, target).items()):
+        out.append(files.Edit(os.path.join(folder, *rel.split("/")), _whole(data), backup=False))
+    return out
+
+
+def _whole(data: bytes):  # type: ignore[no-untyped-def]
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+        return data
+
+    return transform
+
+
+def installed(h: Harness) -> Optional[lichplugin.Sighting]:
+    """lichhook's own plugin as the harness recorded it, or None."""
+    return next((s for s in lichplugin.find(h) if s.ours), None)
+
+
+def check_can_install(h: Harness, replacing: bool) -> None:
+    """Raise ConfigError, before anything changes, when the harness could not take the
+    plugin: the marketplace name held by another source, a cache folder not writable."""
+    mine = marketplace_dir(h.name)
+    if h.name == "claude":
+        source = lichplugin.claude_marketplace_source(h)
+        cache = os.path.join(h.config_dir(), "plugins")  # type: ignore[attr-defined]
+    else:
+        source = _codex_marketplace_source(h)
+        cache = os.path.join(h.home_dir(), "plugins")  # type: ignore[attr-defined]
+    if source is not None and os.path.normcase(os.path.abspath(source)) != os.path.normcase(mine) and not replacing:
+        raise ConfigError(
+            f"{h.title} already has a marketplace named {lichplugin.MARKETPLACE}, from {source}; lichhook's plugin "
+            f"needs that name (lich looks for {lichplugin.KEY}). Remove it ({h.name} plugin marketplace remove "
+            f"{lichplugin.MARKETPLACE}) and run install {h.name} again, or run install {h.name} --replace")
+    folder = cache
+    while not os.path.isdir(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"{h.title} keeps its plugins in {cache}, and {folder} is not writable by you, so it "
+                          f"could not copy lichhook's plugin there; give it back to your user (chown) and run "
+                          f"install {h.name} again")
+
+
+def _codex_marketplace_source(h: Harness) -> Optional[str]:
+    raw = files.read(os.path.join(h.home_dir(), "config.toml"))  # type: ignore[attr-defined]
+    if raw is None:
+        return None
+    from lichhook.install import tomlconfig
+
+    path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
+    doc = tomlconfig.parse(tomlconfig.decode(raw, path)[1], path).unwrap()
+    entry = (doc.get("marketplaces") or {}).get(lichplugin.MARKETPLACE)
+    source = entry.get("source") if isinstance(entry, dict) else None
+    return source if isinstance(source, str) else None
+
+
+def apply(h: Harness, target: Target) -> List[str]:
+    """Ask the harness's CLI to add lichhook's marketplace and install (or update) its
+    plugin; the sentences to print. Raises ConfigError naming the command that failed."""
+    found = program(h)
+    assert found is not None
+    folder = marketplace_dir(h.name)
+    want = pluginlayout.version_of(plugin_files(h, target), h.name)
+    have = installed(h)
+    if have is not None and have.version == want:
+        return []
+    run = lambda *args: harnesscli.run(found, list(args), h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)  # noqa: E731
+    key, market = lichplugin.KEY, lichplugin.MARKETPLACE
+    if h.name == "claude":
+        known = lichplugin.claude_marketplace_source(h)
+        steps = [("plugin", "marketplace", "update", market) if known else ("plugin", "marketplace", "add", folder),
+                 ("plugin", "update", key) if have is not None else ("plugin", "install", key)]
+    else:
+        known = _codex_marketplace_source(h)
+        steps = ([] if known else [("plugin", "marketplace", "add", folder)]) + [("plugin", "add", key)]
+    for args in steps:
+        result = run(*args)
+        if not result.ok:
+            raise ConfigError(f"{h.title} did not install lichhook's plugin: {result.describe()}")
+    now = installed(h)
+    if now is None or now.version != want:
+        raise ConfigError(f"{h.title} ran {' and '.join(' '.join((h.name,) + s) for s in steps)} but does not "
+                          f"record {key} {want} as installed")
+    return [f"plugin: {key} {want} installed through `{h.name} plugin` from {folder}; lich reads it as its "
+            f"companion plugin"]
+
+
+def remove(h: Harness) -> List[str]:
+    """Uninstall lichhook's plugin and marketplace through the CLI (when lichhook's own
+    is installed); the sentences to print."""
+    have = installed(h)
+    if have is None:
+        return []
+    found = program(h)
+    if not found:
+        return [f"lichhook's plugin {lichplugin.KEY} is still installed in {h.title}, and `{h.name}` is not on "
+                f"PATH to remove it: run {have.remove}"]
+    for args in have.remove.split(" && "):
+        result = harnesscli.run(found, args.split()[1:], h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)
+        if not result.ok:
+            raise ConfigError(f"could not remove lichhook's plugin from {h.title}: {result.describe()}")
+    return [f"plugin: removed {lichplugin.KEY} and its marketplace through `{h.name} plugin`"]
+
+
+def registrations(h: Harness, target: Target) -> List[Found]:
+    """The hooks and MCP server of lichhook's plugin as the harness installed it (its
+    copy in the harness's plugin cache), read as the config route's entries are."""
+    root = installed_root(h)
+    if root is None:
+        return []
+    hooks = os.path.join(root, *(pluginlayout.CLAUDE_HOOKS if h.name == "claude" else pluginlayout.CODEX_HOOKS
+                                 ).split("/"))
+    mcp = os.path.join(root, pluginlayout.CLAUDE_MCP if h.name == "claude" else pluginlayout.CODEX_MCP)
+    server = harness.server_entry(target, stdio_type=(h.name == "claude"))
+    return (harness.found_in_json(hooks, target, wanted=h.wanted(target))
+            + harness.found_in_json(mcp, target, table=(), server=(("mcpServers",), "lichhook", server)))
+
+
+def installed_root(h: Harness) -> Optional[str]:
+    """The folder the harness copied lichhook's plugin to, or None."""
+    try:
+        if h.name == "claude":
+            entry = lichplugin.claude_entry(h)
+            root = entry.get("installPath") if entry else None
+        else:
+            row = lichplugin.codex_listing(h)
+            root = lichplugin.codex_plugin_root(h, row["version"]) if row else None
+    except ConfigError:
+        return None
+    return root if isinstance(root, str) and lichplugin.is_ours(root) else None
+
+
+
+def route_problem(h: Harness) -> Optional[str]:
+    """Why ``h`` takes the config route (None: the plugin route), asked once per run."""
+    if h.name not in HARNESSES:
+        return "no plugin manager"
+    cached = getattr(h, "_route_problem", False)
+    if cached is False:
+        cached = unavailable(h)
+        h._route_problem = cached  # type: ignore[attr-defined]
+    return cached  # type: ignore[return-value]
+
+
+def finish_install(h: Harness, target: Target, owners: object) -> List[str]:
+    """After install wrote ``h``'s files: the CLI step of the plugin route, or, when it
+    fails, the config route after all (sessions must report either way)."""
+    why = route_problem(h)
+    if why is not None:
+        return [f"{h.title}: {why}, so lichhook's hooks are in its config, where lich does not look for its "
+                f"companion plugin: lich shows it as not installed there (docs/lich-plugin.md)"]
+    try:
+        return apply(h, target)
+    except ConfigError as exc:
+        for edit in h.config_install(target):  # type: ignore[attr-defined]
+            files.apply(edit, owners)  # type: ignore[arg-type]
+        return [f"{exc}; lichhook's hooks went into {h.title}'s config instead, where lich does not look for its "
+                f"companion plugin"]
+
+
+def finish_uninstall(h: Harness) -> List[str]:
+    """After uninstall took ``h``'s config entries out: the plugin and its marketplace."""
+    if h.name not in HARNESSES:
+        return []
+    lines = remove(h)
+    folder = marketplace_dir(h.name)
+    if os.path.isdir(folder) and installed(h) is None:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            os.rmdir(os.path.dirname(folder))  # only when no other harness's is left
+        except OSError:
+            pass
+        lines.append(f"plugin: removed lichhook's marketplace folder {folder}")
+    return lines
