@@ -568,6 +568,11 @@ class Sandbox:
         assert done.returncode == 0, self.describe(done)
         return done
 
+    def run_status(self, argv: Sequence[str], timeout: float = 120) -> subprocess.CompletedProcess:
+        """The harness CLI outside lich, whatever its exit status."""
+        return subprocess.run(list(argv), env=self.environ(False), cwd=self.project, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+
     def start(self, argv: Sequence[str], lich: bool = True, talk: bool = False, **extra: str) -> subprocess.Popen:
         """The harness CLI started in the background (with ``talk``, its stdin a pipe);
         ``finish`` waits for it."""

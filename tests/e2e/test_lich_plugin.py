@@ -185,3 +185,72 @@ def test_beside_lich_plugin_install_refuses_then_replaces_and_no_report_arrives_
     doctor = box.lichhook("doctor").stdout.decode()
     assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}: lich-plugin")]
     assert lichplugin.OURS_FILE  # the marker that tells the two apart
+
+
+# -- lich's "update" action on a lichhook install --------------------------------------------
+# lich runs these commands (internal/agentplugin, claude.go and codex.go at lich 1f421ec) with
+# omartelo/lich-plugin as the source; offline, a local folder in lich-plugin's layout stands
+# in for that repository, as a newer lich-plugin release.
+
+
+def test_lichs_update_in_claude_code_replaces_lichhook_with_lich_plugin(sandbox):
+    box = sandbox("claude").plugin_route()
+    box.install()
+    remote = standin_folder(box)
+    # claudeUpdate: marketplace add <repo> (on failure: marketplace update), then plugin update
+    added = box.run(["claude", "plugin", "marketplace", "add", str(remote)], lich=False, timeout=120)
+    assert "now points at" in (added.stdout + added.stderr).decode()  # Claude Code repoints the name
+    box.run(["claude", "plugin", "update", "lich@lich-plugin"], lich=False, timeout=120)
+    assert lich_reads_claude(box) == ("0.17.2", True)  # lich-plugin now, not lichhook
+    doctor = box.lichhook("doctor").stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
+    assert "registered: no" in doctor and "lich reads: lich-plugin 0.17.2" in doctor, doctor
+    box.run(headless(box))
+    # lichhook's hooks went with its plugin: only lich-plugin's run now (this stand-in's send nothing)
+    assert box.reports(0) == []
+
+
+def test_lichs_update_in_codex_fails_and_changes_nothing(sandbox):
+    box = sandbox("codex").plugin_route()
+    box.install()
+    before = lich_reads_codex(box)
+    remote = standin_folder(box)
+    # codexUpdate: marketplace add <repo>, marketplace upgrade, plugin add; the first fails
+    done = box.run_status(["codex", "plugin", "marketplace", "add", str(remote)])
+    assert done.returncode != 0 and b"already added from a different source" in done.stdout + done.stderr
+    assert lich_reads_codex(box) == before
+
+
+def standin_folder(box) -> Path:
+    """A stand-in for lich-plugin 0.17.2's repository, not installed."""
+    folder = box.project.parent / "lich-plugin-remote"
+    hooks = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true", "timeout": 10}]}]}}
+    files = {
+        ".claude-plugin/marketplace.json": {"name": "lich-plugin", "owner": {"name": "stand-in"},
+                                            "plugins": [{"name": "lich", "source": "./"}]},
+        ".claude-plugin/plugin.json": {"name": "lich", "version": "0.17.2"},
+        ".agents/plugins/marketplace.json": {"name": "lich-plugin", "plugins": [
+            {"name": "lich", "source": {"source": "local", "path": "./"}, "policy": {"installation": "AVAILABLE"}}]},
+        ".codex-plugin/plugin.json": {"name": "lich", "version": "0.17.2", "hooks": "./hooks/codex-hooks.json"},
+        "hooks/hooks.json": hooks,
+        "hooks/codex-hooks.json": hooks,
+    }
+    for rel, doc in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc))
+    return folder
+
+
+def test_a_newer_lichs_update_offline_leaves_claude_code_without_either_and_install_mends_it(sandbox):
+    # claudePinMarketplace in newer lich: marketplace remove, then add <repo>#v<release>,
+    # then plugin install; offline the add fails, after the remove took lichhook's plugin.
+    box = sandbox("claude").plugin_route()
+    box.install()
+    box.run(["claude", "plugin", "marketplace", "remove", "lich-plugin"], lich=False, timeout=120)
+    failed = box.run_status(["claude", "plugin", "marketplace", "add", str(box.project.parent / "unreachable")])
+    assert failed.returncode != 0
+    assert lich_reads_claude(box) == ("", False)
+    doctor = box.lichhook("doctor")
+    assert "problem: claude: detected but lichhook is not registered" in doctor.stdout.decode()
+    box.install()
+    assert lich_reads_claude(box)[1]
