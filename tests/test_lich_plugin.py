@@ -214,3 +214,12 @@ def test_antigravity_folder_is_found(run, home):
     (folder / "plugin.json").write_text(json.dumps({"name": "lich", "version": "0.18.0"}))
     result = run("install", "antigravity")
     assert result.returncode == 1 and f"rm -r {folder}" in result.stderr.decode()
+
+
+def test_a_harness_cli_that_hangs_stops_only_its_harness(run, home, tmp_path):
+    # `claude plugin marketplace --help` never answers: install is bounded, says so, and
+    # changes nothing for Claude Code.
+    result = run("install", "claude", env={"PATH": fake_bin(tmp_path, "claude"), "FAKE_CLI_HANG": "1"}, timeout=60)
+    assert result.returncode == 1
+    assert "did not finish within 10 s and was stopped" in result.stderr.decode()
+    assert not (home / ".claude" / "settings.json").exists()

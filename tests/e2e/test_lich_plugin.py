@@ -254,3 +254,16 @@ def test_a_newer_lichs_update_offline_leaves_claude_code_without_either_and_inst
     assert "problem: claude: detected but lichhook is not registered" in doctor.stdout.decode()
     box.install()
     assert lich_reads_claude(box)[1]
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_a_marketplace_name_held_by_another_source_is_named_and_nothing_changes(sandbox, name):
+    box = sandbox(name).plugin_route()
+    other = standin_folder(box)
+    box.run([name, "plugin", "marketplace", "add", str(other)], lich=False, timeout=120)
+    before = sorted(str(p) for p in box.home.rglob("*") if p.is_file())
+    refused = box.lichhook("install", name)
+    err = refused.stderr.decode()
+    assert refused.returncode == 1 and f"already has a marketplace named lich-plugin, from {other}" in err, err
+    assert f"{name} plugin marketplace remove lich-plugin" in err
+    assert sorted(str(p) for p in box.home.rglob("*") if p.is_file()) == before
