@@ -107,6 +107,11 @@ class Claude(harness.EntryHarness):
                 doc, ("mcpServers",), "lichhook", target, keep))),
         ]
 
+    def checks(self, target: Target) -> List[tuple]:
+        from lichhook.install import pluginroute
+
+        return pluginroute.checks(self, target)
+
     def registrations(self, target: Target) -> List[harness.Found]:
         from lichhook.install import pluginroute
 

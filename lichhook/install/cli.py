@@ -229,6 +229,7 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
 
     keep, blocked, replacing = [], [], {}
     for h in chosen:
+        h.replacing = replace
         try:
             seen = lichplugin.foreign(h)
         except ConfigError as exc:
@@ -242,7 +243,6 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
             continue
         if seen:
             replacing[h.name] = seen
-            h.replacing = True
         keep.append(h)
     return keep, blocked, replacing
 

@@ -196,7 +196,7 @@ class Codex(harness.EntryHarness):
     def checks(self, target: Target) -> List[tuple]:
         from lichhook.install import pluginroute
 
-        out: List[tuple] = []
+        out: List[tuple] = pluginroute.checks(self, target)
         if pluginroute.installed_root(self):
             out.append(("trust: the hooks of lichhook's plugin lich@lich-plugin need your trust like those of "
                         "hooks.json (Codex skips them until you trust them); doctor does not read that record for "

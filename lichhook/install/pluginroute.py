@@ -99,7 +99,7 @@ def check_can_install(h: Harness, replacing: bool) -> None:
     else:
         source = _codex_marketplace_source(h)
         cache = os.path.join(h.home_dir(), "plugins")  # type: ignore[attr-defined]
-    if source is not None and os.path.normcase(os.path.abspath(source)) != os.path.normcase(mine) and not replacing:
+    if source is not None and not _same(source, mine) and not replacing:
         raise ConfigError(
             f"{h.title} already has a marketplace named {lichplugin.MARKETPLACE}, from {source}; lichhook's plugin "
             f"needs that name (lich looks for {lichplugin.KEY}). Remove it ({h.name} plugin marketplace remove "
@@ -114,6 +114,33 @@ def check_can_install(h: Harness, replacing: bool) -> None:
         raise ConfigError(f"{h.title} keeps its plugins in {cache}, and {folder} is not writable by you, so it "
                           f"could not copy lichhook's plugin there; give it back to your user (chown) and run "
                           f"install {h.name} again")
+
+
+def _same(source: str, folder: str) -> bool:
+    return os.path.normcase(os.path.abspath(source)) == os.path.normcase(os.path.abspath(folder))
+
+
+def _marketplace_source(h: Harness) -> Optional[str]:
+    return lichplugin.claude_marketplace_source(h) if h.name == "claude" else _codex_marketplace_source(h)
+
+
+def checks(h: Harness, target: Target) -> List[tuple]:
+    """(line, problem or None, fix): whether the harness runs the plugin lichhook's
+    marketplace holds (an update that did not reach the harness leaves it running an
+    older one)."""
+    folder = marketplace_dir(h.name)
+    if not os.path.isdir(folder) or route_problem(h) is not None:
+        return []
+    have = installed(h)
+    want = pluginlayout.version_of(plugin_files(h, target), h.name)
+    if have is None:
+        return [(f"plugin: lichhook's marketplace is in {folder}, but {h.title} has not installed "
+                 f"{lichplugin.KEY} from it", f"{h.title} does not run lichhook's plugin",
+                 f"run install {h.name} again")]
+    if have.version != want:
+        return [(f"plugin: {h.title} runs {lichplugin.KEY} {have.version}, lichhook's marketplace holds {want}",
+                 f"{h.title} runs an older lichhook plugin ({have.version})", f"run install {h.name} again")]
+    return [(f"plugin: {lichplugin.KEY} {have.version}, installed through `{h.name} plugin`", None, None)]
 
 
 def _codex_marketplace_source(h: Harness) -> Optional[str]:
@@ -141,6 +168,16 @@ def apply(h: Harness, target: Target) -> List[str]:
         return []
     run = lambda *args: harnesscli.run(found, list(args), h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)  # noqa: E731
     key, market = lichplugin.KEY, lichplugin.MARKETPLACE
+    lines: List[str] = []
+    other = _marketplace_source(h)
+    if other is not None and not _same(other, folder):
+        # reached only with --replace (check_can_install refused otherwise)
+        result = run("plugin", "marketplace", "remove", market)
+        if not result.ok:
+            raise ConfigError(f"could not remove the marketplace {market} (from {other}) from {h.title}: "
+                              f"{result.describe()}")
+        lines.append(f"plugin: removed the marketplace {market} (from {other}); to put it back: "
+                     f"{h.name} plugin marketplace add {other}")
     if h.name == "claude":
         known = lichplugin.claude_marketplace_source(h)
         steps = [("plugin", "marketplace", "update", market) if known else ("plugin", "marketplace", "add", folder),
@@ -156,7 +193,7 @@ def apply(h: Harness, target: Target) -> List[str]:
     if now is None or now.version != want:
         raise ConfigError(f"{h.title} ran {' and '.join(' '.join((h.name,) + s) for s in steps)} but does not "
                           f"record {key} {want} as installed")
-    return [f"plugin: {key} {want} installed through `{h.name} plugin` from {folder}; lich reads it as its "
+    return lines + [f"plugin: {key} {want} installed through `{h.name} plugin` from {folder}; lich reads it as its "
             f"companion plugin"]
 
 

@@ -267,3 +267,9 @@ def test_a_marketplace_name_held_by_another_source_is_named_and_nothing_changes(
     assert refused.returncode == 1 and f"already has a marketplace named lich-plugin, from {other}" in err, err
     assert f"{name} plugin marketplace remove lich-plugin" in err
     assert sorted(str(p) for p in box.home.rglob("*") if p.is_file()) == before
+    replaced = box.lichhook("install", name, "--replace")
+    out = replaced.stdout.decode()
+    assert replaced.returncode == 0, out + replaced.stderr.decode()
+    assert f"to put it back: {name} plugin marketplace add {other}" in out, out
+    assert READS[name](box)[1]
+    assert "plugin: lich@lich-plugin" in box.lichhook("doctor").stdout.decode()
