@@ -223,3 +223,86 @@ def test_a_harness_cli_that_hangs_stops_only_its_harness(run, home, tmp_path):
     assert result.returncode == 1
     assert "did not finish within 10 s and was stopped" in result.stderr.decode()
     assert not (home / ".claude" / "settings.json").exists()
+
+
+# -- the plugin route, against a stand-in `claude` that keeps Claude Code's records ---------
+# (the end-to-end suite runs the real one: tests/e2e/test_lich_plugin.py)
+
+FAKE_CLAUDE = r'''#!{python}
+import json, os, shutil, sys
+home = os.environ["HOME"]
+with open(os.path.join(home, "cli.log"), "a") as f:
+    f.write(json.dumps(["claude"] + sys.argv[1:]) + "\n")
+plugins = os.path.join(home, ".claude", "plugins")
+os.makedirs(plugins, exist_ok=True)
+records, markets = os.path.join(plugins, "installed_plugins.json"), os.path.join(plugins, "known_marketplaces.json")
+def load(path, empty):
+    return json.load(open(path)) if os.path.exists(path) else empty
+args = sys.argv[1:]
+if args == ["plugin", "marketplace", "--help"]:
+    print("Manage Claude Code marketplaces")
+elif args[:3] == ["plugin", "marketplace", "add"]:
+    doc = load(markets, {{}})
+    doc["lich-plugin"] = {{"source": {{"source": "directory", "path": args[3]}}}}
+    json.dump(doc, open(markets, "w"))
+elif args[:3] == ["plugin", "marketplace", "remove"]:
+    doc = load(markets, {{}}); doc.pop(args[3], None); json.dump(doc, open(markets, "w"))
+elif args[:2] in (["plugin", "install"], ["plugin", "update"]):
+    if os.environ.get("FAKE_FAIL_INSTALL"):
+        print("Plugin not found in marketplace"); sys.exit(1)
+    source = load(markets, {{}})["lich-plugin"]["source"]["path"]
+    version = json.load(open(os.path.join(source, ".claude-plugin", "plugin.json")))["version"]
+    dest = os.path.join(plugins, "cache", "lich-plugin", "lich", version.replace("+", "-"))
+    shutil.rmtree(dest, ignore_errors=True); shutil.copytree(source, dest)
+    doc = load(records, {{"version": 2, "plugins": {{}}}})
+    doc["plugins"]["lich@lich-plugin"] = [{{"scope": "user", "installPath": dest, "version": version}}]
+    json.dump(doc, open(records, "w"))
+elif args[:2] == ["plugin", "uninstall"]:
+    doc = load(records, {{"version": 2, "plugins": {{}}}}); doc["plugins"].pop(args[2], None)
+    json.dump(doc, open(records, "w"))
+'''
+
+
+def fake_claude(tmp_path: Path) -> str:
+    folder = tmp_path / "claude-bin"
+    folder.mkdir()
+    path = folder / "claude"
+    path.write_text(FAKE_CLAUDE.format(python=sys.executable))
+    path.chmod(0o755)
+    return f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+def test_plugin_route_moves_config_entries_into_the_plugin_and_back(run, home, tmp_path):
+    assert run("install", "claude").returncode == 0  # the config route (no claude on PATH)
+    settings = home / ".claude" / "settings.json"
+    assert "hooks.pyz" in settings.read_text()
+    path = fake_claude(tmp_path)
+    moved = run("install", "claude", env={"PATH": path})
+    assert moved.returncode == 0, moved.stderr.decode()
+    assert "installed through `claude plugin`" in moved.stdout.decode()
+    assert "hooks.pyz" not in (settings.read_text() if settings.exists() else "")  # never twice
+    records = json.loads((home / ".claude" / "plugins" / "installed_plugins.json").read_text())
+    (row,) = records["plugins"]["lich@lich-plugin"]
+    assert row["version"].startswith("0.14.0+lichhook.")
+    hooks = json.loads((Path(row["installPath"]) / "hooks" / "hooks.json").read_text())["hooks"]
+    assert "claude-code stop" in json.dumps(hooks["Stop"])
+    doctor = run("doctor", env={"PATH": path})
+    out = doctor.stdout.decode()
+    assert "hooks:      10 of 10 registered" in out and f"plugin: lich@lich-plugin {row['version']}" in out, out
+    again = run("install", "claude", env={"PATH": path})
+    assert [a for a in cli_log(home) if "--help" not in a][-1] == ["claude", "plugin", "install", "lich@lich-plugin"]
+    assert "installed through" not in again.stdout.decode()  # nothing to do the second time
+    gone = run("uninstall", "claude", env={"PATH": path})
+    assert gone.returncode == 0, gone.stderr.decode()
+    assert json.loads((home / ".claude" / "plugins" / "installed_plugins.json").read_text())["plugins"] == {}
+    assert not (home / ".local" / "share" / "lichhook" / "marketplace").exists()
+
+
+def test_a_plugin_install_that_fails_falls_back_to_the_config_and_says_so(run, home, tmp_path):
+    result = run("install", "claude", env={"PATH": fake_claude(tmp_path), "FAKE_FAIL_INSTALL": "1"})
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    assert "did not install lichhook's plugin: `claude plugin install lich@lich-plugin` exited with 1: " \
+           "Plugin not found in marketplace" in out
+    assert "went into Claude Code's config instead" in out
+    assert "hooks.pyz" in (home / ".claude" / "settings.json").read_text()
