@@ -263,11 +263,11 @@ elif args[:2] == ["plugin", "uninstall"]:
 '''
 
 
-def fake_claude(tmp_path: Path) -> str:
+def fake_claude(tmp_path: Path, python: str = sys.executable) -> str:
     folder = tmp_path / "claude-bin"
     folder.mkdir()
     path = folder / "claude"
-    path.write_text(FAKE_CLAUDE.format(python=sys.executable))
+    path.write_text(FAKE_CLAUDE.format(python=python))
     path.chmod(0o755)
     return f"{folder}{os.pathsep}/usr/bin{os.pathsep}/bin"
 
@@ -306,3 +306,40 @@ def test_a_plugin_install_that_fails_falls_back_to_the_config_and_says_so(run, h
            "Plugin not found in marketplace" in out
     assert "went into Claude Code's config instead" in out
     assert "hooks.pyz" in (home / ".claude" / "settings.json").read_text()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(),
+                    reason="runs install as another user, which needs root and setpriv")
+def test_a_plugin_folder_the_user_cannot_write_is_named_and_nothing_changes(pyz, tmp_path):
+    import shutil
+    import subprocess
+    import tempfile
+
+    # install runs as `nobody`; Claude Code's plugin folder belongs to root, read-only to it
+    root = Path(tempfile.mkdtemp(prefix="lichhook-nobody-"))
+    try:
+        root.chmod(0o755)
+        home = root / "home"
+        (home / ".claude" / "plugins").mkdir(parents=True)
+        shutil.copy(pyz, root / "lichhook.pyz")
+        python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable  # one nobody can run
+        path = fake_claude(root, python)
+        for p in [root, *root.rglob("*")]:
+            os.chown(p, 65534, 65534)
+        os.chown(home / ".claude" / "plugins", 0, 0)
+        (home / ".claude" / "plugins").chmod(0o755)
+        env = {"HOME": str(home), "PATH": path, "XDG_DATA_HOME": str(home / ".local" / "share"),
+               "XDG_CONFIG_HOME": str(home / ".config")}
+        def state() -> list:
+            return sorted(str(p) for p in home.rglob("*") if p.name != "cli.log")  # the stand-in's own log
+
+        before = state()
+        result = subprocess.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                 python, str(root / "lichhook.pyz"), "install", "claude"],
+                                env=env, capture_output=True, timeout=60)
+        err = result.stderr.decode()
+        assert result.returncode == 1, err
+        assert f"{home / '.claude' / 'plugins'} is not writable by you" in err and "chown" in err
+        assert state() == before
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
