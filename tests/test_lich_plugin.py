@@ -226,7 +226,7 @@ def test_a_harness_cli_that_hangs_stops_only_its_harness(run, home, tmp_path):
 
 
 # -- the plugin route, against a stand-in `claude` that keeps Claude Code's records ---------
-# (the end-to-end suite runs the real one: tests/e2e/test_lich_plugin.py)
+# (the end-to-end suite runs the real one: tests/e2e/test_plugin_route.py)
 
 FAKE_CLAUDE = r'''#!{python}
 import json, os, shutil, sys
