@@ -218,7 +218,7 @@ def _lich_plugin(h, out, problems: list, registered: bool) -> bool:
                                      f"{_install_hint(h.name)} --replace, which removes it and prints how to put "
                                      "it back"))
         else:
-            out.write(f"  note: lich-plugin reports this harness's sessions; to move to lichhook: "
+            out.write(f"  note: lich-plugin reports for this harness; to move to lichhook: "
                       f"{_install_hint(h.name)} --replace\n")
     return bool(foreign)
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # The newest lich-plugin release number below lich's first gate lichhook does not meet
 # (SubagentCardsRelease = 0.15.0, a Claude Code mod); floor of lich's supported range 0.13.0.
 CLAUDE_VERSION = "0.14.0"
-DESCRIPTION = "lichhook: reports coding-agent sessions to lich (in lich-plugin's layout)"
+DESCRIPTION = "lichhook: tells lich what coding agents do (in lich-plugin's layout)"
 OWNER = {"name": "lichhook"}
 ARCHIVE = "lichhook.pyz"
 CLAUDE_HOOKS = "hooks/hooks.json"
