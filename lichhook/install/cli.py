@@ -181,6 +181,11 @@ def _install(argv: List[str]) -> int:
             for seen in replacing.get(h.name, ()):
                 out.write(f"{h.title} ({h.name}): would remove {seen.describe()} first\n")
         _show(plans, True, out)
+        from lichhook.install import pluginroute
+
+        for h, _ in plans:
+            for line in pluginroute.dry_run(h):
+                out.write(f"{line}\n")
         out.write("Dry run: nothing was changed.\n")
         if skipped:
             _report_skipped("install", skipped, False)

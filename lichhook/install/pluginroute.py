@@ -254,6 +254,14 @@ def route_problem(h: Harness) -> Optional[str]:
     return cached  # type: ignore[return-value]
 
 
+def dry_run(h: Harness) -> List[str]:
+    """What install would ask the harness's CLI, in words (nothing for the config route)."""
+    if h.name not in HARNESSES or route_problem(h) is not None:
+        return []
+    return [f"{h.title} ({h.name}): would then run `{h.name} plugin marketplace add {marketplace_dir(h.name)}` "
+            f"(or refresh it) and install {lichplugin.KEY} from it"]
+
+
 def finish_install(h: Harness, target: Target, owners: object) -> List[str]:
     """After install wrote ``h``'s files: the CLI step of the plugin route, or, when it
     fails, the config route after all (sessions must report either way)."""
