@@ -273,3 +273,29 @@ def test_a_marketplace_name_held_by_another_source_is_named_and_nothing_changes(
     assert f"to put it back: {name} plugin marketplace add {other}" in out, out
     assert READS[name](box)[1]
     assert "plugin: lich@lich-plugin" in box.lichhook("doctor").stdout.decode()
+
+
+# -- the release the build writes, taken by the harness's plugin manager as lich-plugin -------
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_the_release_installs_as_lich_plugin_and_each_session_reports_once(sandbox, name):
+    box = sandbox(name)
+    release = box.pyz.parent / "lich-plugin"  # written by the build beside the archive
+    box.run([name, "plugin", "marketplace", "add", str(release)], lich=False, timeout=120)
+    box.run([name, "plugin", "install" if name == "claude" else "add", "lich@lich-plugin"], lich=False, timeout=120)
+    version, installed = READS[name](box)
+    assert installed and version == json.loads(
+        (release / (".claude-plugin" if name == "claude" else ".codex-plugin") / "plugin.json").read_text())["version"]
+    sid = box.harness.session_id(box.run(headless(box)))
+    assert box.accepted(1) == [(name, sid)]
+    if name == "claude":  # its MCP server, from the plugin folder, connects
+        listed = box.run(["claude", "mcp", "list"], lich=False, timeout=120).stdout.decode()
+        assert "plugin:lich:lichhook" in listed and "Connected" in listed, listed
+    else:  # Codex runs its server from the installed plugin's folder (the args are relative to it)
+        listed = box.run(["codex", "mcp", "list"], lich=False, timeout=120).stdout.decode()
+        row = next(line for line in listed.splitlines() if line.startswith("lichhook "))
+        assert "./lichhook.pyz mcp" in row and "/plugins/cache/lich-plugin/lich/" in row and "enabled" in row, listed
+    # lichhook's own install sees its release as lichhook, not as lich-plugin to refuse
+    doctor = box.lichhook("doctor").stdout.decode()
+    assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
