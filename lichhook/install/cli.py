@@ -230,13 +230,13 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
     """(harnesses to plan, [(harness, [why skipped])], {name: [lich-plugin installs to
     remove first]}): a harness where lich-plugin is installed is skipped, naming the
     command that removes it, unless ``replace``; one whose record cannot be read too."""
-    from lichhook.install import lichplugin
+    from lichhook.install import lichplugin, pluginroute
 
     keep, blocked, replacing = [], [], {}
     for h in chosen:
         h.replacing = replace
         try:
-            seen = lichplugin.foreign(h)
+            seen = lichplugin.foreign(h) or pluginroute.release_beside_config(h)
         except ConfigError as exc:
             blocked.append((h, [str(exc)]))
             continue

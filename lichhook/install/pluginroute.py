@@ -163,8 +163,7 @@ def apply(h: Harness, target: Target) -> List[str]:
     assert found is not None
     folder = marketplace_dir(h.name)
     want = pluginlayout.version_of(plugin_files(h, target), h.name)
-    have = installed(h)
-    if have is not None and have.version == want:
+    if installed(h) is not None and installed(h).version == want and _same(_marketplace_source(h) or "", folder):  # type: ignore[union-attr]
         return []
     run = lambda *args: harnesscli.run(found, list(args), h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)  # noqa: E731
     key, market = lichplugin.KEY, lichplugin.MARKETPLACE
@@ -178,6 +177,7 @@ def apply(h: Harness, target: Target) -> List[str]:
                               f"{result.describe()}")
         lines.append(f"plugin: removed the marketplace {market} (from {other}); to put it back: "
                      f"{h.name} plugin marketplace add {other}")
+    have = installed(h)  # a marketplace's removal takes its plugin with it
     if h.name == "claude":
         known = lichplugin.claude_marketplace_source(h)
         steps = [("plugin", "marketplace", "update", market) if known else ("plugin", "marketplace", "add", folder),
@@ -224,12 +224,44 @@ def registrations(h: Harness, target: Target) -> List[Found]:
                                  ).split("/"))
     mcp = os.path.join(root, pluginlayout.CLAUDE_MCP if h.name == "claude" else pluginlayout.CODEX_MCP)
     server = harness.server_entry(target, stdio_type=(h.name == "claude"))
-    return (harness.found_in_json(hooks, target, wanted=h.wanted(target))
-            + harness.found_in_json(mcp, target, table=(), server=(("mcpServers",), "lichhook", server)))
+    found = (harness.found_in_json(hooks, target, wanted=h.wanted(target))
+             + harness.found_in_json(mcp, target, table=(), server=(("mcpServers",), "lichhook", server)))
+    for f in found:  # the release's paths, as the harness resolves them
+        for attr in ("text", "archive"):
+            value = getattr(f, attr)
+            if isinstance(value, str):
+                value = value.replace(pluginlayout.ROOT_VAR, root)
+                if value.startswith("./"):
+                    value = os.path.join(root, value[2:])  # Codex runs the server from the plugin folder
+                setattr(f, attr, value)
+    return found
+
+
+def release_beside_config(h: Harness) -> List[lichplugin.Sighting]:
+    """The build's release, installed as ``h``'s plugin, when install would write config
+    entries beside it (the config route): both would run."""
+    if h.name not in HARNESSES or route_problem(h) is None or release_root(h) is None:
+        return []
+    return [s for s in lichplugin.find(h) if s.ours]
+
+
+def release_root(h: Harness) -> Optional[str]:
+    """The folder of the build's release when the harness runs it as its plugin (not the
+    marketplace install writes), or None."""
+    root = installed_root(h)
+    if root is None:
+        return None
+    try:
+        with open(os.path.join(root, lichplugin.OURS_FILE), "rb") as f:
+            return root if f.read().startswith(b"lichhook release") else None
+    except OSError:
+        return None
 
 
 def installed_root(h: Harness) -> Optional[str]:
     """The folder the harness copied lichhook's plugin to, or None."""
+    if h.name not in HARNESSES:
+        return None
     try:
         if h.name == "claude":
             entry = lichplugin.claude_entry(h)
