@@ -343,3 +343,24 @@ def test_a_plugin_folder_the_user_cannot_write_is_named_and_nothing_changes(pyz,
         assert state() == before
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_release_as_the_plugin_is_lichhook_and_config_entries_beside_it_are_refused(run, pyz, home, base_env,
+                                                                                         tmp_path):
+    import subprocess
+
+    import build_zipapp
+
+    path = fake_claude(tmp_path)
+    env = dict(base_env, PATH=path)
+    for args in (["plugin", "marketplace", "add", str(build_zipapp.release_dir(pyz))],
+                 ["plugin", "install", "lich@lich-plugin"]):
+        subprocess.run(["claude", *args], env=env, check=True, timeout=60)
+    doctor = run("doctor", env={"PATH": path}).stdout.decode()
+    section = doctor.split("Claude Code (claude)")[1].split("\n\n")[0]
+    assert "registered: yes, as the release plugin" in section and "(exists)" in section, section
+    assert "problem: claude:" not in doctor
+    config_route = {"PATH": path, "LICHHOOK_NO_PLUGIN_ROUTE": "1"}
+    refused = run("install", "claude", env=config_route)
+    assert refused.returncode == 1 and "every report would be sent twice" in refused.stderr.decode()
+    assert not (home / ".claude" / "settings.json").exists()
