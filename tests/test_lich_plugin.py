@@ -364,3 +364,13 @@ def test_the_release_as_the_plugin_is_lichhook_and_config_entries_beside_it_are_
     refused = run("install", "claude", env=config_route)
     assert refused.returncode == 1 and "every report would be sent twice" in refused.stderr.decode()
     assert not (home / ".claude" / "settings.json").exists()
+
+
+def test_windows_keeps_the_config_route(tmp_path, home):
+    from lichhook.install import pluginroute
+    from lichhook.install.claude import Claude
+    from lichhook.install.harness import Env
+
+    environ = {"HOME": str(home), "USERPROFILE": str(home), "PATH": fake_claude(tmp_path)}
+    assert pluginroute.route_problem(Claude(Env(environ, windows=False))) is None
+    assert "Windows" in pluginroute.route_problem(Claude(Env(environ, windows=True)))  # type: ignore[operator]

@@ -52,6 +52,10 @@ def unavailable(h: Harness) -> Optional[str]:
     its ``plugin`` command, bounded."""
     if h.env.get(CONFIG_ONLY) == "1":
         return f"{CONFIG_ONLY}=1 is set"
+    if h.env.windows:
+        # Inside a plugin, Claude Code's exec form and Codex's commandWindows were never run on
+        # Windows; a hook that silently never runs is worse than lich's offer of its plugin.
+        return "on Windows the plugin route is not measured yet"
     found = program(h)
     if not found:
         return f"`{h.name}` is not on PATH"
