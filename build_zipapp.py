@@ -96,7 +96,30 @@ def build(out: Path, wheel_cache: Path = WHEEL_CACHE) -> Path:
         files.update(wheel_members(wheel))
     files.update(source_members())
     write_archive(with_bytecode(files), out)
+    write_release(out)
     return out
+
+
+def release_dir(out: Path) -> Path:
+    """The release in lich-plugin's layout, beside the archive: dist/lich-plugin/."""
+    return out.parent / "lich-plugin"
+
+
+def write_release(out: Path) -> Path:
+    """lichhook in lich-plugin's layout (lichhook.install.pluginlayout), around the archive
+    just built, as reproducible as it: a folder written afresh, files in a fixed order,
+    the same bytes from the same tree."""
+    import shutil
+
+    from lichhook.install import lichplugin, pluginlayout
+
+    folder = release_dir(out)
+    if folder.exists():
+        if not (folder / lichplugin.OURS_FILE).is_file():
+            raise SystemExit(f"build_zipapp: {folder} is not a release this build wrote; move it away and build again")
+        shutil.rmtree(folder)
+    pluginlayout.write(str(folder), pluginlayout.release(out.read_bytes()))
+    return folder
 
 
 def main(argv: list | None = None) -> int:
@@ -106,6 +129,7 @@ def main(argv: list | None = None) -> int:
     args = parser.parse_args(argv)
     out = build(args.out, args.wheel_cache)
     print(f"wrote {out} ({out.stat().st_size} bytes, sha256 {sha256_of(out)})")
+    print(f"wrote {release_dir(out)} (lichhook in lich-plugin's layout: docs/lich-plugin.md)")
     return 0
 
 

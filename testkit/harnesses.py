@@ -513,6 +513,9 @@ HARNESSES: Dict[str, Harness] = {h.name: h for h in (ClaudeCode(), Codex(), Open
 # --- the sandbox ---------------------------------------------------------------------------
 
 
+CONFIG_ROUTE = "LICHHOOK_NO_PLUGIN_ROUTE"
+
+
 class Sandbox:
     """One harness in a throw-away home: its fake model, lich's stand-in, lichhook's archive."""
 
@@ -528,13 +531,22 @@ class Sandbox:
         self.env["PATH"] = os.pathsep.join([str(self.bin_dir), self.env.get("PATH", "")])
         # Some harnesses take their working folder from PWD rather than from the process.
         self.env["PWD"] = str(self.project)
+        # The cases test lichhook's config entries unless they ask for the plugin route.
+        self.env[CONFIG_ROUTE] = "1"
         self.env.update(harness.environ(self))
         harness.configure(self)
 
-    def lichhook(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    def lichhook(self, *args: str, timeout: float = 180, **extra: str) -> subprocess.CompletedProcess:
         """``python lichhook.pyz ARGS`` in this home, outside lich (install, doctor...)."""
-        return subprocess.run([sys.executable, str(self.pyz), *args], env=outside_lich(self.env), cwd=self.project,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+        return subprocess.run([sys.executable, str(self.pyz), *args], env=dict(outside_lich(self.env), **extra),
+                              cwd=self.project, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=timeout)
+
+    def plugin_route(self) -> "Sandbox":
+        """From now on, lichhook in this home takes Claude Code's and Codex's plugin
+        manager (``lichhook.install.pluginroute``), as it does for a user whose CLI can."""
+        self.env.pop(CONFIG_ROUTE, None)
+        return self
 
     def install(self) -> subprocess.CompletedProcess:
         """The real registration: ``python lichhook.pyz install <harness>``."""
@@ -555,6 +567,11 @@ class Sandbox:
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
         assert done.returncode == 0, self.describe(done)
         return done
+
+    def run_status(self, argv: Sequence[str], timeout: float = 120) -> subprocess.CompletedProcess:
+        """The harness CLI outside lich, whatever its exit status."""
+        return subprocess.run(list(argv), env=self.environ(False), cwd=self.project, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
 
     def start(self, argv: Sequence[str], lich: bool = True, talk: bool = False, **extra: str) -> subprocess.Popen:
         """The harness CLI started in the background (with ``talk``, its stdin a pipe);

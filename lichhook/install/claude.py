@@ -62,6 +62,26 @@ class Claude(harness.EntryHarness):
         return entries.Wanted(sub, entry, {"command": entries.Line("sh")}, earlier)
 
     def install(self, target: Target) -> List[files.Edit]:
+        """Through the harness's plugin manager where its CLI can (pluginroute), taking
+        out what an earlier lichhook wrote into the config; else into the config."""
+        from lichhook.install import pluginroute
+
+        if pluginroute.route_problem(self) is None:
+            pluginroute.check_can_install(self, self.replacing)
+            return pluginroute.edits(self, target) + self.config_uninstall(target)
+        return self.config_install(target)
+
+    def after_install(self, target: Target, owners: object) -> List[str]:
+        from lichhook.install import pluginroute
+
+        return pluginroute.finish_install(self, target, owners)
+
+    def after_uninstall(self, target: Target) -> List[str]:
+        from lichhook.install import pluginroute
+
+        return pluginroute.finish_uninstall(self)
+
+    def config_install(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()
         wanted = self.wanted(target)
 
@@ -76,6 +96,9 @@ class Claude(harness.EntryHarness):
                 files.Edit(mcp, harness.json_edit(mcp, add_mcp), mode=0o600)]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
+        return self.config_uninstall(target)
+
+    def config_uninstall(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()
         return [
             files.Edit(settings, harness.removal(settings, lambda doc, keep: entries.remove_hooks(
@@ -84,7 +107,15 @@ class Claude(harness.EntryHarness):
                 doc, ("mcpServers",), "lichhook", target, keep))),
         ]
 
+    def checks(self, target: Target) -> List[tuple]:
+        from lichhook.install import pluginroute
+
+        return pluginroute.checks(self, target)
+
     def registrations(self, target: Target) -> List[harness.Found]:
+        from lichhook.install import pluginroute
+
         return (harness.found_in_json(self.settings_path(), target, wanted=self.wanted(target))
                 + harness.found_in_json(self.mcp_path(), target, table=(),
-                                        server=(("mcpServers",), "lichhook", harness.server_entry(target))))
+                                        server=(("mcpServers",), "lichhook", harness.server_entry(target)))
+                + pluginroute.registrations(self, target))

@@ -36,6 +36,10 @@ def _parser(command: str):
                 if command == "install" else "every harness")
     parser.add_argument("--all", action="store_true", help=all_help)
     parser.add_argument("--dry-run", action="store_true", help="print what would change, per file, and change nothing")
+    if command == "install":
+        parser.add_argument("--replace", action="store_true",
+                            help="where lich-plugin is installed, remove it first (through the harness's own CLI, or "
+                                 "by setting its files aside) and print how to put it back")
     return parser
 
 
@@ -204,7 +208,9 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
         sys.stderr.write(f"lichhook install: the hooks would run {target.archive}, which another user could "
                          f"change: {unsafe}; then run install again. Nothing was changed.\n")
         return 1
+    chosen, blocked, replacing = _lich_plugin(chosen, args.replace)
     plans, skipped = _plan(chosen, target, "install")
+    skipped = blocked + skipped
     out = sys.stdout
     copy = bool(plans) and not stable.up_to_date(dest, source, magic)
     compiled = f"with bytecode for {python_of_magic(magic)}, and its hooks archive {target.archive}"
@@ -212,11 +218,24 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
         if plans:
             out.write(f"archive: would copy {shown} to {dest}, {compiled}\n" if copy
                       else f"archive: {dest} is up to date\n")
+        for h, _ in plans:
+            for seen in replacing.get(h.name, ()):
+                out.write(f"{h.title} ({h.name}): would remove {seen.describe()} first\n")
         _show(plans, True, out)
+        from lichhook.install import pluginroute
+
+        for h, _ in plans:
+            for line in pluginroute.dry_run(h):
+                out.write(f"{line}\n")
         out.write("Dry run: nothing was changed.\n")
         if skipped:
             _report_skipped("install", skipped, False)
         return 1 if skipped else 0
+    if not plans:
+        _report_skipped("install", skipped, False)
+        return 1
+    plans, unreplaced = _replace(plans, replacing, out)
+    skipped += unreplaced
     if not plans:
         _report_skipped("install", skipped, False)
         return 1
@@ -231,6 +250,7 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     out.write(f"python:  {target.python}\n")
     done, failed = _apply(plans, owners, "install")
     _show(done, False, out)
+    _after(done, failed, lambda h: h.after_install(target, owners), "install", out)
     for h, applied in done:
         if any(p.changed for p in applied):
             for note in h.notes(target):
@@ -258,6 +278,65 @@ def _remember_folders(target: Target, owners: Optional[Owners]) -> None:
                          "them.\n")
 
 
+def _lich_plugin(chosen: list, replace: bool) -> tuple:
+    """(harnesses to plan, [(harness, [why skipped])], {name: [lich-plugin installs to
+    remove first]}): a harness where lich-plugin is installed is skipped, naming the
+    command that removes it, unless ``replace``; one whose record cannot be read too."""
+    from lichhook.install import lichplugin, pluginroute
+
+    keep, blocked, replacing = [], [], {}
+    for h in chosen:
+        h.replacing = replace
+        try:
+            seen = lichplugin.foreign(h) or pluginroute.release_beside_config(h)
+        except ConfigError as exc:
+            blocked.append((h, [str(exc)]))
+            continue
+        if seen and not replace:
+            blocked.append((h, [
+                f"{s.describe()} is installed in {h.title}; with lichhook beside it every report would be sent "
+                f"twice. Remove it ({s.remove}) and run install {h.name} again, or run install {h.name} --replace, "
+                "which removes it and prints how to put it back" for s in seen]))
+            continue
+        if seen:
+            replacing[h.name] = seen
+        keep.append(h)
+    return keep, blocked, replacing
+
+
+def _replace(plans: list, replacing: dict, out) -> tuple:
+    """Remove lich-plugin where asked, before lichhook's files are written: the plans of
+    the harnesses where that worked, and the others as skipped."""
+    from lichhook.install import replace
+
+    kept, failed = [], []
+    for h, planned in plans:
+        try:
+            for seen in replacing.get(h.name, ()):
+                back = replace.remove(h, seen)
+                out.write(f"{h.title} ({h.name}): removed {seen.describe()}"
+                          + (f"; to put it back: {back}" if back else "") + "\n")
+        except ConfigError as exc:
+            failed.append((h, [str(exc)]))
+            continue
+        kept.append((h, planned))
+    return kept, failed
+
+
+def _after(done: list, failed: list, step, command: str, out) -> None:
+    """A harness CLI's part of install or uninstall, once the harness's files are written
+    (not for a harness whose files failed)."""
+    broken = {h.name for h, _ in failed}
+    for h, _ in done:
+        if h.name in broken:
+            continue
+        try:
+            for line in step(h):
+                out.write(f"{line}\n")
+        except ConfigError as exc:
+            failed.append((h, [f"{exc}; run {command} {h.name} again"]))
+
+
 def _checks(h, target: Target) -> list:
     """The harness's own view of what install wrote (nothing when it cannot be read)."""
     try:
@@ -283,6 +362,7 @@ def _uninstall(argv: List[str]) -> int:
         return 1 if skipped else 0
     done, failed = _apply(plans, _owners(env), "uninstall")
     _show(done, False, out)
+    _after(done, failed, lambda h: h.after_uninstall(target), "uninstall", out)
     for h, errors in failed:
         for e in errors:
             sys.stderr.write(f"lichhook uninstall: {h.name}: {e}\n")

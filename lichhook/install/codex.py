@@ -68,6 +68,26 @@ class Codex(harness.EntryHarness):
         return entries.Wanted(sub, entry, fields, earlier)
 
     def install(self, target: Target) -> List[files.Edit]:
+        """Through the harness's plugin manager where its CLI can (pluginroute), taking
+        out what an earlier lichhook wrote into the config; else into the config."""
+        from lichhook.install import pluginroute
+
+        if pluginroute.route_problem(self) is None:
+            pluginroute.check_can_install(self, self.replacing)
+            return pluginroute.edits(self, target) + self.config_uninstall(target)
+        return self.config_install(target)
+
+    def after_install(self, target: Target, owners: object) -> List[str]:
+        from lichhook.install import pluginroute
+
+        return pluginroute.finish_install(self, target, owners)
+
+    def after_uninstall(self, target: Target) -> List[str]:
+        from lichhook.install import pluginroute
+
+        return pluginroute.finish_uninstall(self)
+
+    def config_install(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
         wanted = self.wanted(target)
 
@@ -81,6 +101,9 @@ class Codex(harness.EntryHarness):
                 files.Edit(toml_path, lambda raw, notes: tomlconfig.add(raw, toml_path, target, notes), mode=0o600)]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
+        return self.config_uninstall(target)
+
+    def config_uninstall(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
         # The keys of the hooks this removes, read before hooks.json changes: their trust
         # records go with them (a record left behind would trust whatever comes to stand
@@ -127,7 +150,9 @@ class Codex(harness.EntryHarness):
                 text, python, archive, ours, additions = seen
                 found.append(harness.Found(self.toml_path(), "mcp_servers.lichhook", text, python, archive,
                                            ours, additions))
-        return found
+        from lichhook.install import pluginroute
+
+        return found + pluginroute.registrations(self, target)
 
     # -- trust ----------------------------------------------------------------------------
 
@@ -169,7 +194,13 @@ class Codex(harness.EntryHarness):
         return found
 
     def checks(self, target: Target) -> List[tuple]:
-        out: List[tuple] = []
+        from lichhook.install import pluginroute
+
+        out: List[tuple] = pluginroute.checks(self, target)
+        if pluginroute.installed_root(self):
+            out.append(("trust: the hooks of lichhook's plugin lich@lich-plugin need your trust like those of "
+                        "hooks.json (Codex skips them until you trust them); doctor does not read that record for "
+                        f"plugin hooks. To trust them: {TRUST_FIX}", None, None))
         for label, key, status, enabled in self.trust(target):
             if status == codextrust.TRUSTED and enabled:
                 out.append((f"trust: {label}: trusted by Codex", None, None))

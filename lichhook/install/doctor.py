@@ -161,7 +161,11 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
         return
     ours = [f for f in found if f.ours]
-    out.write(f"  registered: {'yes' if ours else 'no'}\n")
+    from lichhook.install import pluginroute
+
+    release = pluginroute.release_root(h)
+    out.write(f"  registered: {'yes' if ours else 'yes, as the release plugin' if release else 'no'}\n")
+    beside = _lich_plugin(h, out, problems, bool(ours))
     missing = h.missing(target, found) if ours else []
     expected = sum(len(w) for w in h.wanted(target).values())
     if ours and expected:
@@ -210,6 +214,12 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             out.write(f"  {line}\n")
             if problem:
                 problems.append((h.name, problem, fix))
+    if release:
+        # the user installed the build's release as the harness's plugin: it runs its own
+        # archive with `python3`; install would want lichhook's own marketplace instead
+        out.write(f"  note: lichhook runs here as the release plugin in {release} (python3 and the archive in "
+                  f"it); to move to lichhook's own marketplace: {_install_hint(h.name)} --replace\n")
+        return
     # Would an install change anything? Then the registration is incomplete or stale. An
     # install changes only lichhook's own words in an entry and keeps what the user added,
     # so a customised entry is not stale, and the fix below never discards additions.
@@ -241,8 +251,40 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         lacking = f"; no hook as this release writes it for {', '.join(missing)}" if missing else ""
         problems.append((h.name, f"the registration is incomplete or out of date ({files_}){lacking}",
                          _install_hint(h.name) + kept))
-    elif reason and not ours:
+    elif reason and not ours and not beside:
         problems.append((h.name, "detected but lichhook is not registered", _install_hint(h.name)))
+
+
+def _lich_plugin(h, out, problems: list, registered: bool) -> bool:
+    """Print where lich would read its companion plugin as installed in ``h``; lich-plugin
+    beside lichhook is a problem (both send every report). Whether a plugin lich reads is there."""
+    from lichhook.install import lichplugin
+
+    try:
+        seen = lichplugin.find(h)
+    except ConfigError as exc:
+        out.write("  lich-plugin: cannot tell\n")
+        problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
+        return False
+    for s in seen:
+        out.write(f"  lich reads: {s.describe()}\n")
+    from lichhook.install import pluginroute
+
+    foreign = [s for s in seen if not s.ours]
+    if registered and pluginroute.release_root(h):
+        foreign += [s for s in seen if s.ours]  # the release plugin and config entries both run
+    if seen and not foreign and not registered:
+        return True  # lichhook's release, installed as the plugin: registered that way
+    for s in foreign:
+        if registered:
+            problems.append((h.name, f"lich-plugin {s.version} is installed beside lichhook ({s.where}): every "
+                                     "report is sent twice", f"remove it: {s.remove}; or run "
+                                     f"{_install_hint(h.name)} --replace, which removes it and prints how to put "
+                                     "it back"))
+        else:
+            out.write(f"  note: lich-plugin reports for this harness; to move to lichhook: "
+                      f"{_install_hint(h.name)} --replace\n")
+    return bool(foreign)
 
 
 

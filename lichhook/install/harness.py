@@ -113,6 +113,18 @@ class Harness:
         """Sentences to print after an install changed something."""
         return []
 
+    # Set by install when lich-plugin is to be removed from this harness first.
+    replacing = False
+
+    def after_install(self, target: Target, owners: object) -> List[str]:
+        """What install does after writing this harness's files (a harness CLI's part);
+        the sentences to print. Raises ConfigError when it fails."""
+        return []
+
+    def after_uninstall(self, target: Target) -> List[str]:
+        """What uninstall does after writing this harness's files."""
+        return []
+
     def checks(self, target: Target) -> List[tuple]:
         """(line, problem or None, fix) about the harness's own state of lichhook's
         entries (Codex: whether it trusts them), for doctor and after every install."""

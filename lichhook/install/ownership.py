@@ -83,9 +83,8 @@ def _preload() -> None:
     import importlib
     import pkgutil
 
-    import lichhook
-
-    for info in pkgutil.walk_packages(lichhook.__path__, "lichhook."):
+    # The package as Python keeps it: importing its face from below would be a ring.
+    for info in pkgutil.walk_packages(sys.modules["lichhook"].__path__, "lichhook."):
         if info.name.rsplit(".", 1)[-1] == "__main__":
             continue  # importing it would run the command line again
         try:

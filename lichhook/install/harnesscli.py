@@ -1,0 +1,80 @@
+"""Running a harness's own CLI (``claude plugin ...``, ``codex plugin ...``), always bounded.
+
+A CLI that hangs (waiting on a network it cannot reach, a lock, a terminal) must cost
+install or doctor a clear sentence, never the user's prompt: every call has a timeout,
+after which the CLI and everything it started is killed (it runs in a session of its
+own, so its process group goes with it).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from lichhook.install.jsonmerge import ConfigError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping, Optional, Sequence
+
+# Reading state (a list, a version) is local work; changing it (a marketplace add copies
+# a folder, an install copies the plugin) gets longer. lich bounds its own reads at 10 s.
+READ_TIMEOUT = 10.0
+CHANGE_TIMEOUT = 120.0
+
+
+class Result:
+    def __init__(self, argv: Sequence[str], returncode: int, output: str) -> None:
+        self.argv = list(argv)
+        self.returncode = returncode
+        self.output = output
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def describe(self) -> str:
+        """The command and what it said, for a message the user reads."""
+        said = self.output.strip().splitlines()
+        tail = f": {said[-1].strip()}" if said else ""
+        return f"`{' '.join(self.argv)}` exited with {self.returncode}{tail}"
+
+
+def run(program: str, args: Sequence[str], environ: Mapping[str, str], timeout: float = READ_TIMEOUT,
+        cwd: Optional[str] = None) -> Result:
+    """Run ``program args``; raise ConfigError when it cannot start or outlives ``timeout``."""
+    argv = [program, *args]
+    shown = " ".join([os.path.basename(program), *args])
+    kwargs: dict = {}
+    if sys.platform == "win32":
+        kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+    else:
+        kwargs["start_new_session"] = True
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env=dict(environ), cwd=cwd, **kwargs)
+    except OSError as exc:
+        raise ConfigError(f"cannot run `{shown}` ({exc.strerror or exc})") from None
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        raise ConfigError(f"`{shown}` did not finish within {timeout:g} s and was stopped; "
+                          f"run it yourself to see what it waits for, then run this again") from None
+    return Result([os.path.basename(program), *args], proc.returncode, out.decode("utf-8", "replace"))
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    """Stop the CLI and whatever it started, then reap it."""
+    try:
+        if sys.platform == "win32":
+            proc.kill()
+        else:
+            os.killpg(proc.pid, 9)
+    except OSError:
+        pass
+    try:
+        proc.communicate(timeout=5)
+    except (subprocess.TimeoutExpired, OSError, ValueError):
+        pass

@@ -1,0 +1,332 @@
+"""Claude Code and Codex: lichhook installed as their plugin ``lich@lich-plugin``, through
+their own plugin manager, so that lich reads it as its companion plugin.
+
+``install`` writes a local marketplace in lichhook's data folder
+(``<data dir>/marketplace/<harness>/``, in lich-plugin's layout: ``pluginlayout``) whose
+hooks and MCP server are exactly the entries the config route writes, then asks the
+harness's CLI to add the marketplace and install the plugin (Claude Code: ``claude
+plugin marketplace add <dir>`` + ``claude plugin install lich@lich-plugin``; Codex:
+``codex plugin marketplace add <dir>`` + ``codex plugin add lich@lich-plugin``). Entries
+an earlier lichhook wrote into the harness's config are taken out in the same run, so
+nothing runs twice. ``uninstall`` removes the plugin and the marketplace the same way.
+
+When the CLI is not on PATH, or too old to have a ``plugin`` command, the config route
+runs instead (install says so), and lich reads lichhook as not installed there.
+
+This module is the one owner of the route's facts: which harnesses have it, where the
+marketplace is, what the harness recorded (``installed``) and the registrations the
+installed plugin carries (``registrations``, which ``doctor`` reads through the harness).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout
+from lichhook.install.jsonmerge import ConfigError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional
+
+    from lichhook.install.harness import Found, Harness
+    from lichhook.install.target import Target
+
+HARNESSES = ("claude", "codex")
+# Set to 1 to keep a harness on the config route even where its plugin CLI works.
+CONFIG_ONLY = "LICHHOOK_NO_PLUGIN_ROUTE"
+
+
+def marketplace_dir(name: str) -> str:
+    from lichhook.install import stable
+
+    return os.path.join(stable.data_dir(), "marketplace", name)
+
+
+def program(h: Harness) -> Optional[str]:
+    return h.env.which(h.name)
+
+
+def unavailable(h: Harness) -> Optional[str]:
+    """Why the plugin route cannot be taken for ``h`` (None: it can). Asks the CLI for
+    its ``plugin`` command, bounded."""
+    if h.env.get(CONFIG_ONLY) == "1":
+        return f"{CONFIG_ONLY}=1 is set"
+    if h.env.windows:
+        # Inside a plugin, Claude Code's exec form and Codex's commandWindows were never run on
+        # Windows; a hook that silently never runs is worse than lich's offer of its plugin.
+        return "on Windows the plugin route is not measured yet"
+    found = program(h)
+    if not found:
+        return f"`{h.name}` is not on PATH"
+    result = harnesscli.run(found, ["plugin", "marketplace", "--help"], h.env.environ)
+    if not result.ok or "marketplace" not in result.output.lower():
+        return f"this {h.title} has no `{h.name} plugin marketplace` command (too old: {result.describe()})"
+    return None
+
+
+def plugin_files(h: Harness, target: Target) -> Dict[str, bytes]:
+    """The marketplace's files: hooks and server as the config route writes them."""
+    server = harness.server_entry(target, stdio_type=(h.name == "claude")).entry
+    return pluginlayout.marketplace(h.name, target, lambda r: dict(h.handler(target, r).entry),  # type: ignore[attr-defined]
+                                    server)
+
+
+def edits(h: Harness, target: Target) -> List[files.Edit]:
+    """The marketplace's files, written whole (a folder only lichhook writes)."""
+    folder = marketplace_dir(h.name)
+    out = []
+    for rel, data in sorted(plugin_files(h, target).items()):
+        out.append(files.Edit(os.path.join(folder, *rel.split("/")), _whole(data), backup=False))
+    return out
+
+
+def _whole(data: bytes):  # type: ignore[no-untyped-def]
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+        return data
+
+    return transform
+
+
+def installed(h: Harness) -> Optional[lichplugin.Sighting]:
+    """lichhook's own plugin as the harness recorded it, or None."""
+    return next((s for s in lichplugin.find(h) if s.ours), None)
+
+
+def check_can_install(h: Harness, replacing: bool) -> None:
+    """Raise ConfigError, before anything changes, when the harness could not take the
+    plugin: the marketplace name held by another source, a cache folder not writable."""
+    mine = marketplace_dir(h.name)
+    if h.name == "claude":
+        source = lichplugin.claude_marketplace_source(h)
+        cache = os.path.join(h.config_dir(), "plugins")  # type: ignore[attr-defined]
+    else:
+        source = _codex_marketplace_source(h)
+        cache = os.path.join(h.home_dir(), "plugins")  # type: ignore[attr-defined]
+    if source is not None and not _same(source, mine) and not replacing:
+        raise ConfigError(
+            f"{h.title} already has a marketplace named {lichplugin.MARKETPLACE}, from {source}; lichhook's plugin "
+            f"needs that name (lich looks for {lichplugin.KEY}). Remove it ({h.name} plugin marketplace remove "
+            f"{lichplugin.MARKETPLACE}) and run install {h.name} again, or run install {h.name} --replace")
+    folder = cache
+    while not os.path.isdir(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"{h.title} keeps its plugins in {cache}, and {folder} is not writable by you, so it "
+                          f"could not copy lichhook's plugin there; give it back to your user (chown) and run "
+                          f"install {h.name} again")
+
+
+def _same(source: str, folder: str) -> bool:
+    return os.path.normcase(os.path.abspath(source)) == os.path.normcase(os.path.abspath(folder))
+
+
+def _marketplace_source(h: Harness) -> Optional[str]:
+    return lichplugin.claude_marketplace_source(h) if h.name == "claude" else _codex_marketplace_source(h)
+
+
+def checks(h: Harness, target: Target) -> List[tuple]:
+    """(line, problem or None, fix): whether the harness runs the plugin lichhook's
+    marketplace holds (an update that did not reach the harness leaves it running an
+    older one)."""
+    folder = marketplace_dir(h.name)
+    if not os.path.isdir(folder) or route_problem(h) is not None:
+        return []
+    have = installed(h)
+    want = pluginlayout.version_of(plugin_files(h, target), h.name)
+    if have is None:
+        return [(f"plugin: lichhook's marketplace is in {folder}, but {h.title} has not installed "
+                 f"{lichplugin.KEY} from it", f"{h.title} does not run lichhook's plugin",
+                 f"run install {h.name} again")]
+    if have.version != want:
+        return [(f"plugin: {h.title} runs {lichplugin.KEY} {have.version}, lichhook's marketplace holds {want}",
+                 f"{h.title} runs an older lichhook plugin ({have.version})", f"run install {h.name} again")]
+    return [(f"plugin: {lichplugin.KEY} {have.version}, installed through `{h.name} plugin`", None, None)]
+
+
+def _codex_marketplace_source(h: Harness) -> Optional[str]:
+    raw = files.read(os.path.join(h.home_dir(), "config.toml"))  # type: ignore[attr-defined]
+    if raw is None:
+        return None
+    from lichhook.install import tomlconfig
+
+    path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
+    doc = tomlconfig.parse(tomlconfig.decode(raw, path)[1], path).unwrap()
+    entry = (doc.get("marketplaces") or {}).get(lichplugin.MARKETPLACE)
+    source = entry.get("source") if isinstance(entry, dict) else None
+    return source if isinstance(source, str) else None
+
+
+def apply(h: Harness, target: Target) -> List[str]:
+    """Ask the harness's CLI to add lichhook's marketplace and install (or update) its
+    plugin; the sentences to print. Raises ConfigError naming the command that failed."""
+    found = program(h)
+    assert found is not None
+    folder = marketplace_dir(h.name)
+    want = pluginlayout.version_of(plugin_files(h, target), h.name)
+    if installed(h) is not None and installed(h).version == want and _same(_marketplace_source(h) or "", folder):  # type: ignore[union-attr]
+        return []
+    run = lambda *args: harnesscli.run(found, list(args), h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)  # noqa: E731
+    key, market = lichplugin.KEY, lichplugin.MARKETPLACE
+    lines: List[str] = []
+    other = _marketplace_source(h)
+    if other is not None and not _same(other, folder):
+        # reached only with --replace (check_can_install refused otherwise)
+        result = run("plugin", "marketplace", "remove", market)
+        if not result.ok:
+            raise ConfigError(f"could not remove the marketplace {market} (from {other}) from {h.title}: "
+                              f"{result.describe()}")
+        lines.append(f"plugin: removed the marketplace {market} (from {other}); to put it back: "
+                     f"{h.name} plugin marketplace add {other}")
+    have = installed(h)  # a marketplace's removal takes its plugin with it
+    if h.name == "claude":
+        known = lichplugin.claude_marketplace_source(h)
+        steps = [("plugin", "marketplace", "update", market) if known else ("plugin", "marketplace", "add", folder),
+                 ("plugin", "update", key) if have is not None else ("plugin", "install", key)]
+    else:
+        known = _codex_marketplace_source(h)
+        steps = ([] if known else [("plugin", "marketplace", "add", folder)]) + [("plugin", "add", key)]
+    for args in steps:
+        result = run(*args)
+        if not result.ok:
+            raise ConfigError(f"{h.title} did not install lichhook's plugin: {result.describe()}")
+    now = installed(h)
+    if now is None or now.version != want:
+        raise ConfigError(f"{h.title} ran {' and '.join(' '.join((h.name,) + s) for s in steps)} but does not "
+                          f"record {key} {want} as installed")
+    return lines + [f"plugin: {key} {want} installed through `{h.name} plugin` from {folder}; lich reads it as its "
+            f"companion plugin"]
+
+
+def remove(h: Harness) -> List[str]:
+    """Uninstall lichhook's plugin and marketplace through the CLI (when lichhook's own
+    is installed); the sentences to print."""
+    have = installed(h)
+    if have is None:
+        return []
+    found = program(h)
+    if not found:
+        return [f"lichhook's plugin {lichplugin.KEY} is still installed in {h.title}, and `{h.name}` is not on "
+                f"PATH to remove it: run {have.remove}"]
+    for args in have.remove.split(" && "):
+        result = harnesscli.run(found, args.split()[1:], h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)
+        if not result.ok:
+            raise ConfigError(f"could not remove lichhook's plugin from {h.title}: {result.describe()}")
+    return [f"plugin: removed {lichplugin.KEY} and its marketplace through `{h.name} plugin`"]
+
+
+def registrations(h: Harness, target: Target) -> List[Found]:
+    """The hooks and MCP server of lichhook's plugin as the harness installed it (its
+    copy in the harness's plugin cache), read as the config route's entries are."""
+    root = installed_root(h)
+    if root is None:
+        return []
+    hooks = os.path.join(root, *(pluginlayout.CLAUDE_HOOKS if h.name == "claude" else pluginlayout.CODEX_HOOKS
+                                 ).split("/"))
+    mcp = os.path.join(root, pluginlayout.CLAUDE_MCP if h.name == "claude" else pluginlayout.CODEX_MCP)
+    server = harness.server_entry(target, stdio_type=(h.name == "claude"))
+    found = (harness.found_in_json(hooks, target, wanted=h.wanted(target))
+             + harness.found_in_json(mcp, target, table=(), server=(("mcpServers",), "lichhook", server)))
+    for f in found:  # the release's paths, as the harness resolves them
+        for attr in ("text", "archive"):
+            value = getattr(f, attr)
+            if isinstance(value, str):
+                value = value.replace(pluginlayout.ROOT_VAR, root)
+                if value.startswith("./"):
+                    value = os.path.join(root, value[2:])  # Codex runs the server from the plugin folder
+                setattr(f, attr, value)
+    return found
+
+
+def release_beside_config(h: Harness) -> List[lichplugin.Sighting]:
+    """The build's release, installed as ``h``'s plugin, when install would write config
+    entries beside it (the config route): both would run."""
+    if h.name not in HARNESSES or route_problem(h) is None or release_root(h) is None:
+        return []
+    return [s for s in lichplugin.find(h) if s.ours]
+
+
+def release_root(h: Harness) -> Optional[str]:
+    """The folder of the build's release when the harness runs it as its plugin (not the
+    marketplace install writes), or None."""
+    root = installed_root(h)
+    if root is None:
+        return None
+    try:
+        with open(os.path.join(root, lichplugin.OURS_FILE), "rb") as f:
+            return root if f.read().startswith(b"lichhook release") else None
+    except OSError:
+        return None
+
+
+def installed_root(h: Harness) -> Optional[str]:
+    """The folder the harness copied lichhook's plugin to, or None."""
+    if h.name not in HARNESSES:
+        return None
+    try:
+        if h.name == "claude":
+            entry = lichplugin.claude_entry(h)
+            root = entry.get("installPath") if entry else None
+        else:
+            row = lichplugin.codex_listing(h)
+            root = lichplugin.codex_plugin_root(h, row["version"]) if row else None
+    except ConfigError:
+        return None
+    return root if isinstance(root, str) and lichplugin.is_ours(root) else None
+
+
+
+def route_problem(h: Harness) -> Optional[str]:
+    """Why ``h`` takes the config route (None: the plugin route), asked once per run."""
+    if h.name not in HARNESSES:
+        return "no plugin manager"
+    cached = getattr(h, "_route_problem", False)
+    if cached is False:
+        cached = unavailable(h)
+        h._route_problem = cached  # type: ignore[attr-defined]
+    return cached  # type: ignore[return-value]
+
+
+def dry_run(h: Harness) -> List[str]:
+    """What install would ask the harness's CLI, in words (nothing for the config route)."""
+    if h.name not in HARNESSES or route_problem(h) is not None:
+        return []
+    return [f"{h.title} ({h.name}): would then run `{h.name} plugin marketplace add {marketplace_dir(h.name)}` "
+            f"(or refresh it) and install {lichplugin.KEY} from it"]
+
+
+def finish_install(h: Harness, target: Target, owners: object) -> List[str]:
+    """After install wrote ``h``'s files: the CLI step of the plugin route, or, when it
+    fails, the config route after all (sessions must report either way)."""
+    why = route_problem(h)
+    if why is not None:
+        return [f"{h.title}: {why}, so lichhook's hooks are in its config, where lich does not look for its "
+                f"companion plugin: lich shows it as not installed there (docs/lich-plugin.md)"]
+    try:
+        return apply(h, target)
+    except ConfigError as exc:
+        for edit in h.config_install(target):  # type: ignore[attr-defined]
+            files.apply(edit, owners)  # type: ignore[arg-type]
+        return [f"{exc}; lichhook's hooks went into {h.title}'s config instead, where lich does not look for its "
+                f"companion plugin"]
+
+
+def finish_uninstall(h: Harness) -> List[str]:
+    """After uninstall took ``h``'s config entries out: the plugin and its marketplace."""
+    if h.name not in HARNESSES:
+        return []
+    lines = remove(h)
+    folder = marketplace_dir(h.name)
+    if os.path.isdir(folder) and installed(h) is None:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            os.rmdir(os.path.dirname(folder))  # only when no other harness's is left
+        except OSError:
+            pass
+        lines.append(f"plugin: removed lichhook's marketplace folder {folder}")
+    return lines

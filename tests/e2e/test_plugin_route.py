@@ -1,0 +1,314 @@
+"""lichhook as lich's companion plugin, with the real Claude Code and Codex: installed
+through their plugin manager, it reports each event once and lich's own reading of the
+harness's records finds it; with lich-plugin installed first (a stand-in in its layout,
+written here, reporting to the stand-in lich), install refuses, or replaces it, and no
+report ever arrives twice."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from lichhook.contracts import RELEASE
+from lichhook.contracts.release import compatible
+from lichhook.install import lichplugin, pluginlayout
+from testkit.constants import LICH_SESSION
+from testkit.harnesses import TITLE as TITLE_ROUTE
+from testkit.models import text, tool_call
+
+pytestmark = pytest.mark.e2e
+
+COMMAND = "echo hi > f.txt"
+PATCH = ("*** Begin Patch\n*** Add File: notes/todo.txt\n+call the reviewer\n"
+         "*** Update File: f.txt\n@@\n-hi\n+hello\n*** End Patch\n")
+CODEX_WRITER = ("-m", "gpt-5.5", "-s", "danger-full-access")
+
+
+def shorts(seen) -> list:
+    return [s.short() for s in seen]
+
+
+# -- lich's reading, as internal/agentplugin does it ---------------------------------------
+
+
+def lich_reads_claude(box) -> tuple:
+    """claudeInstalledVersion: installed_plugins.json, key lich@lich-plugin, scope user first."""
+    path = box.home / ".claude" / "plugins" / "installed_plugins.json"
+    try:
+        rows = json.loads(path.read_text())["plugins"].get("lich@lich-plugin") or []
+    except (OSError, ValueError, KeyError):
+        return "", False
+    for row in [r for r in rows if r.get("scope") == "user"] + rows:
+        if row.get("version"):
+            return row["version"], True
+    return "", False
+
+
+def lich_reads_codex(box) -> tuple:
+    """codexInstalledVersion: `codex plugin list --json` from its first brace."""
+    done = box.run(["codex", "plugin", "list", "--json"], lich=False, timeout=10)
+    out = done.stdout.decode()
+    doc = json.loads(out[out.index("{"):])
+    for row in doc.get("installed") or []:
+        if row.get("pluginId") == "lich@lich-plugin" and row.get("installed") and row.get("version"):
+            return row["version"], True
+    return "", False
+
+
+READS = {"claude": lich_reads_claude, "codex": lich_reads_codex}
+
+
+# -- a stand-in for lich-plugin, installed the way lich installs it --------------------------
+
+
+def standin_plugin(box) -> Path:
+    """lich-plugin's layout, version 0.17.2, whose SessionStart hook reports the session
+    start to the stand-in lich (it runs lichhook's reporter: what matters is that it is a
+    second plugin reporting the same session), with no lichhook marker file."""
+    folder = box.project.parent / "lich-plugin-standin"
+    start = f"{sys.executable} -I -S {box.pyz} {box.harness.name}"
+    hooks = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": start, "timeout": 10}]}]}}
+    files = {
+        ".claude-plugin/marketplace.json": {"name": "lich-plugin", "owner": {"name": "stand-in"},
+                                            "plugins": [{"name": "lich", "source": "./"}]},
+        ".claude-plugin/plugin.json": {"name": "lich", "version": "0.17.2"},
+        ".agents/plugins/marketplace.json": {"name": "lich-plugin", "plugins": [
+            {"name": "lich", "source": {"source": "local", "path": "./"}, "policy": {"installation": "AVAILABLE"}}]},
+        ".codex-plugin/plugin.json": {"name": "lich", "version": "0.17.2", "hooks": "./hooks/codex-hooks.json"},
+        "hooks/hooks.json": hooks,
+        "hooks/codex-hooks.json": hooks,
+    }
+    for rel, doc in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc))
+    name = box.harness.name
+    box.run([name, "plugin", "marketplace", "add", str(folder)], lich=False, timeout=120)
+    box.run([name, "plugin", "install" if name == "claude" else "add", "lich@lich-plugin"], lich=False, timeout=120)
+    assert READS[name](box) == ("0.17.2", True)
+    return folder
+
+
+def headless(box, prompt: str = "Say hello.") -> list:
+    return box.harness.headless(prompt)
+
+
+# -- the cases ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_installed_as_the_plugin_lich_reads_it_and_nothing_stays_in_the_config(sandbox, name):
+    box = sandbox(name).plugin_route()
+    assert READS[name](box) == ("", False)  # what lich shows for lichhook in its config
+    done = box.install()
+    out = done.stdout.decode()
+    assert f"installed through `{name} plugin`" in out, out
+    version, installed = READS[name](box)
+    assert installed
+    lich_version = version.split("+")[0]  # lich's semver drops build metadata
+    assert lich_version == (pluginlayout.CLAUDE_VERSION if name == "claude" else RELEASE)
+    assert compatible(lich_version)
+    # no config entries an earlier route would also run
+    config = (box.home / ".claude" / "settings.json") if name == "claude" else (box.home / ".codex" / "hooks.json")
+    assert "hooks.pyz" not in (config.read_text() if config.exists() else "")
+    doctor = box.lichhook("doctor").stdout.decode()
+    assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
+    # uninstall takes it out through the same CLI
+    gone = box.lichhook("uninstall", name)
+    assert gone.returncode == 0, gone.stderr.decode()
+    assert READS[name](box) == ("", False)
+
+
+def test_claude_code_plugin_route_reports_each_step_once(sandbox):
+    box = sandbox("claude").plugin_route()
+    box.install()
+    box.model.script(tool_call("Bash", {"command": COMMAND, "description": "Write hi into f.txt"}),
+                     tool_call("Write", {"file_path": str(box.project / "notes" / "todo.txt"), "content": "x\n"}),
+                     text("Both written."))
+    done = box.run(box.harness.headless("Write the two files.", "--allowedTools", "Bash,Write"))
+    sid = box.harness.session_id(done)
+    seen = box.timeline(until=lambda seen: ("idle",) in shorts(seen))
+    # exactly what the config route sends (tests/e2e/test_claude_code.py), once each
+    assert shorts(seen) == [
+        ("start",), ("busy",),
+        ("busy", "Bash", COMMAND), ("busy",), ("touched",),
+        ("busy", "Write", "notes/todo.txt"), ("busy",), ("touched",),
+        ("done",), ("idle",),
+    ], box.describe(done)
+    assert {(s.status, s.accepted["session_id"], s.provider_session_id) for s in seen} == {(204, LICH_SESSION, sid)}
+
+
+def test_codex_plugin_route_reports_each_step_once(sandbox):
+    box = sandbox("codex").plugin_route()
+    box.install()
+    box.model.script(tool_call("exec_command", {"cmd": COMMAND}), tool_call("apply_patch", {"input": PATCH}),
+                     text("Both written."))
+    done = box.run(box.harness.headless("Write the two files.", *CODEX_WRITER))
+    sid = box.harness.session_id(done)
+    seen = box.timeline(until=lambda seen: ("idle",) in shorts(seen))
+    assert [s.short() for s in seen if s.route != TITLE_ROUTE] == [
+        ("start",), ("busy",),
+        ("busy", "Bash", COMMAND), ("busy",), ("touched",),
+        ("busy", "apply_patch", "notes/todo.txt, f.txt"), ("busy",), ("touched",),
+        ("done",), ("idle",),
+    ], box.describe(done)
+    assert len([s for s in seen if s.route == TITLE_ROUTE]) == 1
+    assert {(s.status, s.accepted["session_id"], s.provider_session_id) for s in seen} == {(204, LICH_SESSION, sid)}
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_beside_lich_plugin_install_refuses_then_replaces_and_no_report_arrives_twice(sandbox, name):
+    box = sandbox(name).plugin_route()
+    standin = standin_plugin(box)
+
+    refused = box.lichhook("install", name)
+    err = refused.stderr.decode()
+    assert refused.returncode == 1 and "every report would be sent twice" in err, err
+    remove = f"{name} plugin uninstall lich@lich-plugin" if name == "claude" else "codex plugin remove lich@lich-plugin"
+    assert remove in err
+    assert READS[name](box) == ("0.17.2", True)  # left as it was
+    first = box.harness.session_id(box.run(headless(box)))
+    assert box.accepted(1) == [(name, first)]  # lich-plugin alone: once
+
+    replaced = box.lichhook("install", name, "--replace")
+    out = replaced.stdout.decode()
+    assert replaced.returncode == 0, (out + replaced.stderr.decode())
+    back = "claude plugin install" if name == "claude" else "codex plugin add"
+    assert f"to put it back: {name} plugin marketplace add {standin} && {back} lich@lich-plugin" in out, out
+    version, installed = READS[name](box)
+    assert installed and version.split("+")[0] != "0.17.2" and "+lichhook." in version
+    second = box.harness.session_id(box.run(headless(box)))
+    assert box.accepted(2) == [(name, first), (name, second)]  # lichhook alone: once
+    doctor = box.lichhook("doctor").stdout.decode()
+    assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}: lich-plugin")]
+    assert lichplugin.OURS_FILE  # the marker that tells the two apart
+
+
+# -- lich's "update" action on a lichhook install --------------------------------------------
+# lich runs these commands (internal/agentplugin, claude.go and codex.go at lich 1f421ec) with
+# omartelo/lich-plugin as the source; offline, a local folder in lich-plugin's layout stands
+# in for that repository, as a newer lich-plugin release.
+
+
+def test_lichs_update_in_claude_code_replaces_lichhook_with_lich_plugin(sandbox):
+    box = sandbox("claude").plugin_route()
+    box.install()
+    remote = standin_folder(box)
+    # claudeUpdate: marketplace add <repo> (on failure: marketplace update), then plugin update
+    added = box.run(["claude", "plugin", "marketplace", "add", str(remote)], lich=False, timeout=120)
+    assert "now points at" in (added.stdout + added.stderr).decode()  # Claude Code repoints the name
+    box.run(["claude", "plugin", "update", "lich@lich-plugin"], lich=False, timeout=120)
+    assert lich_reads_claude(box) == ("0.17.2", True)  # lich-plugin now, not lichhook
+    doctor = box.lichhook("doctor").stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
+    assert "registered: no" in doctor and "lich reads: lich-plugin 0.17.2" in doctor, doctor
+    box.run(headless(box))
+    # lichhook's hooks went with its plugin: only lich-plugin's run now (this stand-in's send nothing)
+    assert box.reports(0) == []
+
+
+def test_lichs_update_in_codex_fails_and_changes_nothing(sandbox):
+    box = sandbox("codex").plugin_route()
+    box.install()
+    before = lich_reads_codex(box)
+    remote = standin_folder(box)
+    # codexUpdate: marketplace add <repo>, marketplace upgrade, plugin add; the first fails
+    done = box.run_status(["codex", "plugin", "marketplace", "add", str(remote)])
+    assert done.returncode != 0 and b"already added from a different source" in done.stdout + done.stderr
+    assert lich_reads_codex(box) == before
+
+
+def standin_folder(box) -> Path:
+    """A stand-in for lich-plugin 0.17.2's repository, not installed."""
+    folder = box.project.parent / "lich-plugin-remote"
+    hooks = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true", "timeout": 10}]}]}}
+    files = {
+        ".claude-plugin/marketplace.json": {"name": "lich-plugin", "owner": {"name": "stand-in"},
+                                            "plugins": [{"name": "lich", "source": "./"}]},
+        ".claude-plugin/plugin.json": {"name": "lich", "version": "0.17.2"},
+        ".agents/plugins/marketplace.json": {"name": "lich-plugin", "plugins": [
+            {"name": "lich", "source": {"source": "local", "path": "./"}, "policy": {"installation": "AVAILABLE"}}]},
+        ".codex-plugin/plugin.json": {"name": "lich", "version": "0.17.2", "hooks": "./hooks/codex-hooks.json"},
+        "hooks/hooks.json": hooks,
+        "hooks/codex-hooks.json": hooks,
+    }
+    for rel, doc in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc))
+    return folder
+
+
+def test_a_newer_lichs_update_offline_leaves_claude_code_without_either_and_install_mends_it(sandbox):
+    # claudePinMarketplace in newer lich: marketplace remove, then add <repo>#v<release>,
+    # then plugin install; offline the add fails, after the remove took lichhook's plugin.
+    box = sandbox("claude").plugin_route()
+    box.install()
+    box.run(["claude", "plugin", "marketplace", "remove", "lich-plugin"], lich=False, timeout=120)
+    failed = box.run_status(["claude", "plugin", "marketplace", "add", str(box.project.parent / "unreachable")])
+    assert failed.returncode != 0
+    assert lich_reads_claude(box) == ("", False)
+    doctor = box.lichhook("doctor")
+    assert "problem: claude: detected but lichhook is not registered" in doctor.stdout.decode()
+    box.install()
+    assert lich_reads_claude(box)[1]
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_a_marketplace_name_held_by_another_source_is_named_and_nothing_changes(sandbox, name):
+    box = sandbox(name).plugin_route()
+    other = standin_folder(box)
+    box.run([name, "plugin", "marketplace", "add", str(other)], lich=False, timeout=120)
+    before = sorted(str(p) for p in box.home.rglob("*") if p.is_file())
+    refused = box.lichhook("install", name)
+    err = refused.stderr.decode()
+    assert refused.returncode == 1 and f"already has a marketplace named lich-plugin, from {other}" in err, err
+    assert f"{name} plugin marketplace remove lich-plugin" in err
+    assert sorted(str(p) for p in box.home.rglob("*") if p.is_file()) == before
+    replaced = box.lichhook("install", name, "--replace")
+    out = replaced.stdout.decode()
+    assert replaced.returncode == 0, out + replaced.stderr.decode()
+    assert f"to put it back: {name} plugin marketplace add {other}" in out, out
+    assert READS[name](box)[1]
+    assert "plugin: lich@lich-plugin" in box.lichhook("doctor").stdout.decode()
+
+
+# -- the release the build writes, taken by the harness's plugin manager as lich-plugin -------
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_the_release_installs_as_lich_plugin_and_each_session_reports_once(sandbox, name):
+    box = sandbox(name)
+    release = box.pyz.parent / "lich-plugin"  # written by the build beside the archive
+    box.run([name, "plugin", "marketplace", "add", str(release)], lich=False, timeout=120)
+    box.run([name, "plugin", "install" if name == "claude" else "add", "lich@lich-plugin"], lich=False, timeout=120)
+    version, installed = READS[name](box)
+    assert installed and version == json.loads(
+        (release / (".claude-plugin" if name == "claude" else ".codex-plugin") / "plugin.json").read_text())["version"]
+    sid = box.harness.session_id(box.run(headless(box)))
+    assert box.accepted(1) == [(name, sid)]
+    if name == "claude":  # its MCP server, from the plugin folder, connects
+        listed = box.run(["claude", "mcp", "list"], lich=False, timeout=120).stdout.decode()
+        assert "plugin:lich:lichhook" in listed and "Connected" in listed, listed
+    else:  # Codex runs its server from the installed plugin's folder (the args are relative to it)
+        listed = box.run(["codex", "mcp", "list"], lich=False, timeout=120).stdout.decode()
+        row = next(line for line in listed.splitlines() if line.startswith("lichhook "))
+        assert "./lichhook.pyz mcp" in row and "/plugins/cache/lich-plugin/lich/" in row and "enabled" in row, listed
+    # lichhook's own install sees its release as lichhook, not as lich-plugin to refuse
+    doctor = box.lichhook("doctor").stdout.decode()
+    assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
+    assert "registered: yes, as the release plugin" in doctor
+    assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}:")], doctor
+    # and install moves it to lichhook's own marketplace, still one report per session
+    beside = box.lichhook("install", name)  # config entries beside it: both would run
+    assert beside.returncode == 1 and "every report would be sent twice" in beside.stderr.decode()
+    box.plugin_route()
+    assert box.lichhook("install", name).returncode == 1  # the marketplace name is the release's
+    moved = box.lichhook("install", name, "--replace")
+    assert moved.returncode == 0, (moved.stdout + moved.stderr).decode()
+    now, installed = READS[name](box)
+    assert installed and now != version
+    second = box.harness.session_id(box.run(headless(box)))
+    assert box.accepted(2) == [(name, sid), (name, second)]
