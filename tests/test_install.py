@@ -740,3 +740,39 @@ def test_opencode_says_when_it_will_install_its_plugin_package_first(run, home):
     doctor = run("doctor")
     assert "@opencode-ai/plugin" not in doctor.stdout.decode()
     assert "problem: opencode" not in doctor.stdout.decode()  # a note, never a problem
+
+
+# -- the copy: its two archives together or not at all -----------------------------------
+
+
+@pytest.mark.parametrize("unreachable", ["hooks.pyz", "lichhook.pyz"])
+def test_a_copy_is_replaced_whole_or_not_at_all(run, home, unreachable):
+    ok(run("install", "claude"))
+    hooks = installed_hooks(home)
+    for name in ("hooks.pyz", "lichhook.pyz"):
+        path = hooks.with_name(name)
+        path.unlink()
+        if name == unreachable:
+            path.symlink_to("/proc/1/no-such-folder/" + name)  # a place no write can reach
+            stuck = path
+        else:
+            path.write_bytes(b"an archive of an earlier release")
+    before = {k: v[0] for k, v in snapshot(home).items()}
+    result = run("install", "claude")
+    assert result.returncode == 1
+    assert str(stuck) in result.stderr.decode()
+    # whichever went first was put back, or never written: the pair is as it was
+    assert {k: v[0] for k, v in snapshot(home).items()} == before
+
+
+def test_doctor_names_a_hooks_archive_from_another_release(run, home):
+    ok(run("install", "claude"))
+    hooks = installed_hooks(home)
+    data = bytearray(hooks.read_bytes())
+    hooks.write_bytes(bytes(data[:-1]) + bytes([data[-1] ^ 1]))  # any other bytes
+    shown = run("doctor")
+    assert shown.returncode == 1
+    out = shown.stdout.decode()
+    assert f"{hooks} does not belong with {stable(home)}" in out, out
+    ok(run("install", "claude"))
+    assert "does not belong" not in run("doctor").stdout.decode()

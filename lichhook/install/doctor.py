@@ -86,6 +86,9 @@ def _doctor(env: Env, out) -> int:
     for other in stable.copies(target.root):
         if other != archive:
             out.write(f"  other copy:         {other}\n")
+        mismatch = stable.pair_mismatch(other)
+        if mismatch:
+            problems.append(("lichhook", mismatch, _install_hint("--all")))
     from lichhook.paths import waits_dir
 
     waits = waits_dir(env.environ)
