@@ -776,3 +776,20 @@ def test_doctor_names_a_hooks_archive_from_another_release(run, home):
     assert f"{hooks} does not belong with {stable(home)}" in out, out
     ok(run("install", "claude"))
     assert "does not belong" not in run("doctor").stdout.decode()
+
+
+def test_a_printed_fix_on_windows_is_a_powershell_line_with_the_python_that_runs(monkeypatch):
+    from lichhook.install import doctor, quoting
+    from lichhook.install.target import current_python
+    from testkit.windows import ps_read_verbatim
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    line = doctor._install_hint("claude")
+    assert line.startswith("& ")
+    words, rest = [], line[2:]
+    while rest:
+        word, rest = ps_read_verbatim(rest)
+        words.append(word)
+        rest = rest.lstrip(" ")
+    assert words[0] == current_python() and words[2:] == ["install", "claude"]
+    assert doctor._install_hint("codex", "C:\\Py thon\\python.exe").startswith(quoting.ps_quote("C:\\Py thon\\python.exe"), 2)

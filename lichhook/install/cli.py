@@ -184,7 +184,7 @@ def _install(argv: List[str]) -> int:
         if copy:
             stable.copy_archive(stable.prepared(source), dest, owners)
     except ConfigError as exc:
-        sys.stderr.write(f"lichhook install: {exc}\nNothing was changed.\n")
+        sys.stderr.write(f"lichhook install: {exc}\n" + ("" if getattr(exc, "partly_done", False) else "Nothing was changed.\n"))
         return 1
     out.write(f"archive: copied {source} to {dest}, {compiled}\n" if copy else f"archive: {dest} (up to date)\n")
     out.write(f"python:  {target.python}\n")

@@ -33,10 +33,15 @@ def _exists(path: str | None) -> str:
 
 def _install_hint(name: str, python: Optional[str] = None) -> str:
     """The install command that fixes ``name``: with ``python`` when it is the registered
-    interpreter that must run it (install compiles the archive for the Python it runs with)."""
-    from lichhook.install.quoting import sh_quote
+    interpreter that must run it (install compiles the archive for the Python it runs with).
+    On Windows it is a PowerShell line naming the Python that runs doctor when no other
+    is needed: there ``python3`` is the Store's installer stub on a python.org install,
+    and POSIX quotes do not quote."""
+    from lichhook.install.quoting import ps_command, sh_quote
 
     archive = stable.running_archive_or_none() or "lichhook.pyz"
+    if sys.platform == "win32":
+        return ps_command([python or current_python(), archive, "install", name])
     return f"{sh_quote(python) if python else 'python3'} {sh_quote(archive)} install {name}"
 
 

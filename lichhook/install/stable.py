@@ -207,9 +207,10 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
             files.write_whole(path, content, 0o755, owners)
         except (OSError, ConfigError) as exc:
             undone = _put_back(done, owners)
-            if isinstance(exc, ConfigError):  # already says what to do about ``path``
-                raise ConfigError(str(exc) + (_left(undone) if undone else "")) from None
-            raise ConfigError(_not_written(path, exc, undone)) from None
+            error = ConfigError(str(exc) + (_left(undone) if undone else "") if isinstance(exc, ConfigError)
+                                else _not_written(path, exc, undone))
+            error.partly_done = bool(undone)  # type: ignore[attr-defined]  # install's last word
+            raise error from None
         done.append(next(old for p, old in before if p == path) + (path,))
 
 
@@ -245,7 +246,7 @@ def _left(undone: str) -> str:
 
 def _not_written(path: str, exc: OSError, undone: Optional[str]) -> str:
     """What went wrong writing ``path`` of a copy, with the fix; and what that left."""
-    left = _left(undone) if undone else " Nothing was changed."
+    left = _left(undone) if undone else ""
     if sys.platform == "win32" and isinstance(exc, PermissionError) and os.path.isfile(path) \
             and os.access(path, os.W_OK):
         # The new bytes were written beside it, so the folder is writable and the file
