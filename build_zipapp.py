@@ -90,7 +90,8 @@ def source_members(root: Path = ROOT) -> dict:
         base = root / folder
         for path in sorted(base.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix in (".py", ".js", ".cmd", ".ps1", ".json"):
-                files[f"{prefix}/{path.relative_to(base).as_posix()}"] = path.read_bytes()
+                # LF whatever the checkout: a Windows one (core.autocrlf) must build the same bytes.
+                files[f"{prefix}/{path.relative_to(base).as_posix()}"] = path.read_bytes().replace(b"\r\n", b"\n")
     files["__main__.py"] = MAIN
     return files
 
