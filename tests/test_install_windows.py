@@ -419,3 +419,31 @@ def test_a_candidate_that_asks_a_question_gets_no_stdin_and_is_not_waited_on(tmp
     asking.chmod(0o755)
     assert resolve_python([str(asking)], dict(os.environ)) == odd_python
     assert "@() | & $Exe" in code_of(ps_function("Resolve-Python"))
+
+
+# -- what a refused config means on Windows ---------------------------------------------------
+
+
+def test_windows_problems_name_the_cause_and_the_fix(tmp_path, monkeypatch):
+    from lichhook.install.winerrors import windows_problem
+
+    config = tmp_path / "settings.json"
+    config.write_text("{}")
+    denied = PermissionError(13, "Access is denied", str(config))
+    # writing: the new bytes went in beside it, so a refused swap is a holder or the attribute
+    assert "another program has the file open or locked" in windows_problem(str(config), denied, True, windows=True)
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # how Windows reports the read-only attribute
+    said = windows_problem(str(config), denied, True, windows=True)
+    assert said.startswith("the file is read-only") and f"-LiteralPath '{config}' -Name IsReadOnly" in said
+    monkeypatch.undo()
+    # reading: only a sharing or lock violation is another program's doing
+    assert windows_problem(str(config), denied, False, windows=True) is None
+    locked = PermissionError(13, "The process cannot access the file", str(config))
+    locked.winerror = 33  # type: ignore[attr-defined]
+    assert "another program" in windows_problem(str(config), locked, False, windows=True)
+    # a path past 260 characters: long paths, or a shorter folder
+    deep = "C:\\Users\\me\\" + "d" * 250 + "\\settings.json"
+    said = windows_problem(deep, FileNotFoundError(2, "not found", deep), True, windows=True)
+    assert f"{len(deep)} characters long" in said and "LongPathsEnabled" in said
+    # nowhere else
+    assert windows_problem(str(config), denied, True, windows=False) is None
