@@ -10,6 +10,7 @@ import pytest
 from lichhook import paths
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="XDG folders; Windows': test_windows_folders_follow_the_home_of_the_configs")
 def test_plugin_and_waits_dirs(monkeypatch, tmp_path):
     env = {"XDG_CONFIG_HOME": str(tmp_path / "c"), "XDG_STATE_HOME": str(tmp_path / "s")}
     assert paths.plugin_dir(env) == str(tmp_path / "c" / "lichhook" / "plugins")
