@@ -16,7 +16,15 @@ if TYPE_CHECKING:
 
 
 def user_data_dir(environ: "Mapping[str, str]" = os.environ) -> str:
-    """platformdirs.user_data_dir("lichhook", appauthor=False); only cold paths use it."""
+    """platformdirs.user_data_dir("lichhook", appauthor=False), except that on Windows it
+    follows the home the harness configs are found in (coldstart.windows_local); only
+    cold paths use it."""
+    import sys
+
+    if sys.platform == "win32":
+        from lichhook.coldstart import windows_local
+
+        return os.path.join(windows_local(environ), APP)
     import platformdirs
 
     return platformdirs.user_data_dir(APP, appauthor=False)

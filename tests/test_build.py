@@ -217,3 +217,28 @@ def test_a_copy_serves_a_python_when_it_holds_the_same_program_compiled_for_it(p
     without = {n: d for n, d in files.items() if n != "lichhook/cli.pyc"}
     assert archive.bytecode_of(without) is None  # a module without bytecode: not compiled for anyone
     assert not archive.serves(tmp_path / "absent.pyz", pyz, magic)
+
+
+def test_a_checkout_with_crlf_line_ends_builds_the_same_members(tmp_path):
+    """A Windows checkout without .gitattributes' eol=lf (core.autocrlf) holds CRLF sources."""
+    for folder in ("lichhook", "adapters"):
+        if not (ROOT / folder).is_dir():
+            continue
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                copy = tmp_path / path.relative_to(ROOT)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    crlf = build_zipapp.source_members(tmp_path)
+    assert b"\r\n" in (tmp_path / "lichhook" / "cli.py").read_bytes()
+    assert crlf == build_zipapp.source_members(ROOT)
+    compiled = build_zipapp.with_bytecode(crlf)
+    assert compiled == build_zipapp.with_bytecode(build_zipapp.source_members(ROOT))
+
+
+def test_gitattributes_checks_every_text_file_out_with_lf():
+    done = subprocess.run(["git", "check-attr", "eol", "--", "lichhook/cli.py", "windows/install.ps1",
+                           "tests/fixtures"], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert all(line.endswith(": eol: lf") for line in done.stdout.splitlines()), done.stdout

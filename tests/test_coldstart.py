@@ -31,6 +31,7 @@ POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="Windows asks pl
 
 # --- folders: platformdirs without platformdirs -----------------------------------------------
 
+@pytest.mark.skipif(sys.platform == "win32", reason="on Windows the folders follow the configs' home (test_paths.py)")
 @pytest.mark.parametrize("xdg", [None, "", "   ", "/custom/xdg"])
 def test_config_and_state_dirs_match_platformdirs(monkeypatch, tmp_path, xdg):
     monkeypatch.setenv("HOME", str(tmp_path))

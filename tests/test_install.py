@@ -822,3 +822,57 @@ def test_uninstall_takes_away_the_folders_install_made_and_only_those(run, home)
     (home / ".claude" / "projects").mkdir()
     ok(run("uninstall", "claude"))
     assert (home / ".claude" / "projects").is_dir() and not (home / ".local").exists()
+
+
+# -- the copy: its two archives together or not at all -----------------------------------
+
+
+@pytest.mark.parametrize("unreachable", ["hooks.pyz", "lichhook.pyz"])
+def test_a_copy_is_replaced_whole_or_not_at_all(run, home, unreachable):
+    ok(run("install", "claude"))
+    hooks = installed_hooks(home)
+    for name in ("hooks.pyz", "lichhook.pyz"):
+        path = hooks.with_name(name)
+        path.unlink()
+        if name == unreachable:
+            path.mkdir()  # a folder where the archive goes: no write replaces it
+            (path / "keep").write_text("")
+            stuck = path
+        else:
+            path.write_bytes(b"an archive of an earlier release")
+    before = {k: v[0] for k, v in snapshot(home).items()}
+    result = run("install", "claude")
+    assert result.returncode == 1
+    assert str(stuck) in result.stderr.decode()
+    # whichever went first was put back, or never written: the pair is as it was
+    assert {k: v[0] for k, v in snapshot(home).items()} == before
+
+
+def test_doctor_names_a_hooks_archive_from_another_release(run, home):
+    ok(run("install", "claude"))
+    hooks = installed_hooks(home)
+    data = bytearray(hooks.read_bytes())
+    hooks.write_bytes(bytes(data[:-1]) + bytes([data[-1] ^ 1]))  # any other bytes
+    shown = run("doctor")
+    assert shown.returncode == 1
+    out = shown.stdout.decode()
+    assert f"{hooks} does not belong with {stable(home)}" in out, out
+    ok(run("install", "claude"))
+    assert "does not belong" not in run("doctor").stdout.decode()
+
+
+def test_a_printed_fix_on_windows_is_a_powershell_line_with_the_python_that_runs(monkeypatch):
+    from lichhook.install import doctor, quoting
+    from lichhook.install.target import current_python
+    from testkit.windows import ps_read_verbatim
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    line = doctor._install_hint("claude")
+    assert line.startswith("& ")
+    words, rest = [], line[2:]
+    while rest:
+        word, rest = ps_read_verbatim(rest)
+        words.append(word)
+        rest = rest.lstrip(" ")
+    assert words[0] == current_python() and words[2:] == ["install", "claude"]
+    assert doctor._install_hint("codex", "C:\\Py thon\\python.exe").startswith(quoting.ps_quote("C:\\Py thon\\python.exe"), 2)

@@ -36,7 +36,7 @@ AWKWARD = [
     "tab\there",
     "nön-äscii ☃ 日本",
     "*?[]~#!",
-    "~user", "a=~", "PROGRA~1",
+    "~user", "a=~", "PROGRA~1", "C:\\MY_PRO~1\\O-BRI~1",
     "",
     "-dash",
     "back\\slash",
@@ -216,6 +216,9 @@ def test_dual_command_refuses_when_no_bare_program_exists():
     ("C:\\Python312\\python.exe", True), ("C:/x/y.exe", True), ("Zoë", True),
     ("a b", False), ("a&b", False), ("it's", False), ("a$b", False), ("a\u2013b", False),
     ("a\u201cb", False), ("-x", False), ("", False), ("a(b)", False), ("a%b", False),
+    # 8.3 names: NTFS keeps _ and - of the long name before the ~
+    ("C:\\Users\\ZOEOB_~1\\python.exe", True), ("C:\\Users\\O-BRI~1", True), ("C:\\a\\~1", False),
+    ("x=~", False),
 ])
 def test_bare_word_ok(word, ok):
     assert quoting.bare_word_ok(word) is ok
@@ -242,6 +245,7 @@ def test_target_windows_falls_back_to_powershell_with_a_warning():
     line, warning = t.windows_line("codex")
     assert line == "& 'C:\\Program Files\\Python312\\python.exe' '-I' '-S' 'C:\\Users\\Jo Smith\\lichhook.pyz' 'codex'"
     assert "PowerShell" in warning
+    assert "fsutil file setshortname" in warning  # how to get the line both shells run
     assert t.sh_line("x") == "'C:/Program Files/Python312/python.exe' -I -S 'C:/Users/Jo Smith/lichhook.pyz' x"
     assert t.owns(line) and t.owns(t.sh_line("x"))
 

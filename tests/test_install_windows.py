@@ -33,6 +33,7 @@ from __future__ import annotations
 import ntpath
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -165,7 +166,7 @@ $probe = 'import sys; sys.version_info >= (3, 9) and print(sys.executable.encode
 $ErrorActionPreference = 'Continue'
 $PSNativeCommandUseErrorActionPreference = $false
 try {
-$out = & $Exe @Prefix -c $probe 2>$null
+$out = @() | & $Exe @Prefix -c $probe 2>$null
 } catch {
 return $null
 }
@@ -180,10 +181,11 @@ return $path
 def resolve_python(argv: list, env: dict, oem: str = "cp437"):
     """RESOLVE_PYTHON in Python: run ``argv`` + ``-c <probe>`` with stderr thrown away,
     let the exit status decide, read stdout as PowerShell does (OEM code page, one string
-    per line, the last one kept), decode, and check the file exists."""
+    per line, the last one kept), decode, and check the file exists. Its stdin is an empty
+    pipe (``@() |``)."""
     try:
         proc = subprocess.run([*argv, "-c", probe()], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              env=env, timeout=60)
+                              input=b"", env=env, timeout=60)
     except OSError:
         return None
     if proc.returncode != 0:
@@ -346,7 +348,7 @@ def test_a_python_that_warns_on_stderr_is_still_taken(odd_python):
     assert proc.returncode == 0 and b"Invalid -W option ignored" in proc.stderr
     assert resolve_python([odd_python], env) == odd_python
     code = code_of(ps_function("Resolve-Python"))
-    assert code.index("$ErrorActionPreference = 'Continue'") < code.index("& $Exe @Prefix -c $probe 2>$null")
+    assert code.index("$ErrorActionPreference = 'Continue'") < code.index("@() | & $Exe @Prefix -c $probe 2>$null")
 
 
 # -- 4. UNC and PowerShell-drive paths ---------------------------------------------------
@@ -405,3 +407,43 @@ def test_install_ps1_dot_run_leaves_the_session_alone(pyz, base_env, odd_python)
     proc = subprocess.run([pwsh, "-NoProfile", "-Command", command], capture_output=True,
                           env={k: v for k, v in base_env.items() if k != "PYTHONUTF8"}, timeout=120)
     assert "after: Continue False []" in proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8", "replace")
+
+
+def test_a_candidate_that_asks_a_question_gets_no_stdin_and_is_not_waited_on(tmp_path, odd_python):
+    """The py install manager can ask before it runs Python: with an empty, closed stdin
+    it reads end-of-file at once instead of waiting for the user behind a captured output."""
+    asking = tmp_path / "asking-python"
+    # It answers only when its stdin is a pipe (as @() | makes it), never the console.
+    asking.write_text(f"#!/bin/sh\n[ -p /dev/stdin ] || exit 3\nprintf 'Install the latest runtime? [y/N] ' >&2\nread answer\n"
+                      f"exec {shlex.quote(odd_python)} \"$@\"\n", encoding="utf-8")
+    asking.chmod(0o755)
+    assert resolve_python([str(asking)], dict(os.environ)) == odd_python
+    assert "@() | & $Exe" in code_of(ps_function("Resolve-Python"))
+
+
+# -- what a refused config means on Windows ---------------------------------------------------
+
+
+def test_windows_problems_name_the_cause_and_the_fix(tmp_path, monkeypatch):
+    from lichhook.install.winerrors import windows_problem
+
+    config = tmp_path / "settings.json"
+    config.write_text("{}")
+    denied = PermissionError(13, "Access is denied", str(config))
+    # writing: the new bytes went in beside it, so a refused swap is a holder or the attribute
+    assert "another program has the file open or locked" in windows_problem(str(config), denied, True, windows=True)
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # how Windows reports the read-only attribute
+    said = windows_problem(str(config), denied, True, windows=True)
+    assert said.startswith("the file is read-only") and f"-LiteralPath '{config}' -Name IsReadOnly" in said
+    monkeypatch.undo()
+    # reading: only a sharing or lock violation is another program's doing
+    assert windows_problem(str(config), denied, False, windows=True) is None
+    locked = PermissionError(13, "The process cannot access the file", str(config))
+    locked.winerror = 33  # type: ignore[attr-defined]
+    assert "another program" in windows_problem(str(config), locked, False, windows=True)
+    # a path past 260 characters: long paths, or a shorter folder
+    deep = "C:\\Users\\me\\" + "d" * 250 + "\\settings.json"
+    said = windows_problem(deep, FileNotFoundError(2, "not found", deep), True, windows=True)
+    assert f"{len(deep)} characters long" in said and "LongPathsEnabled" in said
+    # nowhere else
+    assert windows_problem(str(config), denied, True, windows=False) is None

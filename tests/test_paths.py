@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
+
+import pytest
 
 from lichhook import paths
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="XDG folders; Windows': test_windows_folders_follow_the_home_of_the_configs")
 def test_plugin_and_waits_dirs(monkeypatch, tmp_path):
     env = {"XDG_CONFIG_HOME": str(tmp_path / "c"), "XDG_STATE_HOME": str(tmp_path / "s")}
     assert paths.plugin_dir(env) == str(tmp_path / "c" / "lichhook" / "plugins")
@@ -22,3 +26,28 @@ def test_plugin_files_are_sorted_python_files_only(tmp_path):
         (tmp_path / name).write_text("")
     assert [os.path.basename(p) for p in paths.plugin_files(str(tmp_path))] == ["a.py", "b.py"]
     assert paths.plugin_files(str(tmp_path / "missing")) == []
+
+
+# On Windows every folder of lichhook's follows the home the harness configs are read in.
+@pytest.mark.parametrize("environ,local", [
+    # a profile as Windows sets it
+    ({"USERPROFILE": "C:\\Users\\Zoë O'Brien", "LOCALAPPDATA": "C:\\Users\\Zoë O'Brien\\AppData\\Local"},
+     "C:\\Users\\Zoë O'Brien\\AppData\\Local"),
+    # both pointed at a throw-away folder, in another case: that folder
+    ({"USERPROFILE": "D:\\t\\home", "LOCALAPPDATA": "d:\\T\\home\\local"}, "d:\\T\\home\\local"),
+    # only the home moved (as the tests move it): not the real profile's LOCALAPPDATA
+    ({"USERPROFILE": "D:\\t\\home", "LOCALAPPDATA": "C:\\Users\\me\\AppData\\Local"},
+     "D:\\t\\home\\AppData\\Local"),
+    # a sibling whose name starts like the home is not inside it
+    ({"USERPROFILE": "C:\\Users\\me", "LOCALAPPDATA": "C:\\Users\\me2\\AppData\\Local"},
+     "C:\\Users\\me\\AppData\\Local"),
+    # blank or relative LOCALAPPDATA: ignored; HOME when USERPROFILE is blank
+    ({"USERPROFILE": " ", "HOME": "C:\\h", "LOCALAPPDATA": "rel\\local"}, "C:\\h\\AppData\\Local"),
+])
+def test_windows_folders_follow_the_home_of_the_configs(monkeypatch, environ, local):
+    from lichhook import coldstart
+
+    assert coldstart.windows_local(environ) == local
+    monkeypatch.setattr(sys, "platform", "win32")
+    for where in (coldstart.user_state_dir(environ), coldstart.user_config_dir(environ), paths.user_data_dir(environ)):
+        assert where == os.path.join(local, "lichhook")

@@ -10,6 +10,7 @@ folder in a Japanese profile, or a session id in Cyrillic, is outside that page.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -28,8 +29,8 @@ def test_adapters_piped_in_the_ansi_code_page_lists_a_folder_outside_it(run, tmp
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     out = done.stdout.decode("cp1252")
     assert re.search(r"^claude\s", out, re.M)
-    assert f"plugin folder: {tmp_path}/{ESCAPED_FOLDER}" in out
-    assert f"{ESCAPED_FOLDER}/\\u58ca\\u308c\\u305f.py skipped: RuntimeError: broken" in out
+    assert f"plugin folder: {tmp_path}{os.sep}{ESCAPED_FOLDER}" in out
+    assert f"{ESCAPED_FOLDER}{os.sep}\\u58ca\\u308c\\u305f.py skipped: RuntimeError: broken" in out
 
 
 def test_listen_piped_in_the_ansi_code_page_prints_ids_outside_it(pyz, base_env):
@@ -60,4 +61,4 @@ def test_install_piped_in_the_ansi_code_page_names_a_home_outside_it(run, tmp_pa
            "XDG_DATA_HOME": str(home / ".local" / "share"), "XDG_CONFIG_HOME": str(home / ".config")}
     done = run("install", "claude", "--dry-run", env=env)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
-    assert "\\u30e6\\u30fc\\u30b6\\u30fc/.claude/settings.json" in done.stdout.decode("cp1252")
+    assert os.path.join("\\u30e6\\u30fc\\u30b6\\u30fc", ".claude", "settings.json") in done.stdout.decode("cp1252")

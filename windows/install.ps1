@@ -75,8 +75,11 @@ param(
         # Python that warns (a bad .pth file, PYTHONWARNINGS) would be refused.
         $ErrorActionPreference = 'Continue'
         $PSNativeCommandUseErrorActionPreference = $false
+        # No stdin: an empty pipe, closed at once. The py install manager can ask a
+        # question before it runs Python; with the console as its stdin it would wait for
+        # an answer while this script holds its output, and the script would look hung.
         try {
-            $out = & $Exe @Prefix -c $probe 2>$null
+            $out = @() | & $Exe @Prefix -c $probe 2>$null
         } catch {
             return $null
         }

@@ -41,7 +41,8 @@ def package_members(base: Path, prefix: str = "lichhook") -> Dict[str, bytes]:
     files = {}
     for path in sorted(base.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path.suffix in MEMBER_SUFFIXES:
-            files[f"{prefix}/{path.relative_to(base).as_posix()}"] = path.read_bytes()
+            # LF whatever the checkout: a Windows one (core.autocrlf) must build the same bytes.
+            files[f"{prefix}/{path.relative_to(base).as_posix()}"] = path.read_bytes().replace(b"\r\n", b"\n")
     return files
 
 

@@ -244,7 +244,7 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
         if copy:
             stable.copy_archive(stable.prepared(source), dest, owners)
     except ConfigError as exc:
-        sys.stderr.write(f"lichhook install: {exc}\nNothing was changed.\n")
+        sys.stderr.write(f"lichhook install: {exc}\n" + ("" if getattr(exc, "partly_done", False) else "Nothing was changed.\n"))
         return 1
     out.write(f"archive: copied {shown} to {dest}, {compiled}\n" if copy else f"archive: {dest} (up to date)\n")
     out.write(f"python:  {target.python}\n")

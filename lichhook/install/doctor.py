@@ -36,10 +36,15 @@ def _exists(path: str | None) -> str:
 
 def _install_hint(name: str, python: Optional[str] = None) -> str:
     """The install command that fixes ``name``: with ``python`` when it is the registered
-    interpreter that must run it (install compiles the archive for the Python it runs with)."""
-    from lichhook.install.quoting import sh_quote
+    interpreter that must run it (install compiles the archive for the Python it runs with).
+    On Windows it is a PowerShell line naming the Python that runs doctor when no other
+    is needed: there ``python3`` is the Store's installer stub on a python.org install,
+    and POSIX quotes do not quote."""
+    from lichhook.install.quoting import ps_command, sh_quote
 
     archive = stable.running_archive_or_none() or "lichhook.pyz"
+    if sys.platform == "win32":
+        return ps_command([python or current_python(), archive, "install", name])
     return f"{sh_quote(python) if python else 'python3'} {sh_quote(archive)} install {name}"
 
 
@@ -107,6 +112,9 @@ def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> int:
     for other in stable.copies(target.root):
         if other != archive:
             out.write(f"  other copy:         {other}\n")
+        mismatch = stable.pair_mismatch(other)
+        if mismatch:
+            problems.append(("lichhook", mismatch, _install_hint("--all")))
     for copy in dict.fromkeys([archive, *stable.copies(target.root)]):
         hooks = stable.hooks_beside(copy)
         if hooks and os.path.isfile(hooks) and not os.path.isfile(copy):

@@ -59,6 +59,15 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _cannot(verb: str, path: str, exc: OSError, fix: str) -> ConfigError:
+    """``cannot <verb> <path>``: why, in Windows' terms when it has some, else the error
+    and ``fix``."""
+    from lichhook.install.winerrors import windows_problem
+
+    said = windows_problem(path, exc, writing=verb == "write")
+    return ConfigError(f"cannot {verb} {path}: {said}." if said else f"cannot {verb} {path}: {_why(exc)}; {fix}")
+
+
 class Snapshot:
     """A file as read: ``path`` as named, ``real`` the file a link points to (or the
     path itself), ``data`` its bytes (None: absent), ``st`` its status when present."""
@@ -80,7 +89,7 @@ def _resolve(path: str) -> str:
     except NotADirectoryError:
         raise ConfigError(f"cannot use {path}: a part of that path is a file, not a folder; move it away, then run again.")
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+        raise _cannot("read", path, exc, "fix its permissions, then run again.")
     if lst is not None and stat.S_ISLNK(lst.st_mode):
         try:
             os.stat(path)
@@ -112,7 +121,7 @@ def snapshot(path: str) -> Snapshot:
     except NotADirectoryError:
         raise ConfigError(f"cannot use {path}: a part of that path is a file, not a folder; move it away, then run again.")
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+        raise _cannot("read", path, exc, "fix its permissions, then run again.")
     if not stat.S_ISREG(st.st_mode):
         raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
     try:
@@ -122,7 +131,7 @@ def snapshot(path: str) -> Snapshot:
     except FileNotFoundError:
         return Snapshot(path, real, None, None)
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+        raise _cannot("read", path, exc, "fix its permissions, then run again.")
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -133,7 +142,7 @@ def snapshot(path: str) -> Snapshot:
                               f"({max(st.st_size, len(data))} bytes), more than any config lichhook edits holds; "
                               "move it away or shrink it, then run again. It was left untouched.")
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {_why(exc)}; fix its permissions, then run again.")
+        raise _cannot("read", path, exc, "fix its permissions, then run again.")
     finally:
         os.close(fd)
     return Snapshot(path, real, data, st)
@@ -566,7 +575,7 @@ def apply(edit: Edit, owners: Optional[Owners] = None, seen: Optional[bytes] = N
             if _replace(snap, planned.after):
                 return planned
         except OSError as exc:
-            raise ConfigError(f"cannot write {edit.path}: {_why(exc)}; check its folder's permissions.")
+            raise _cannot("write", edit.path, exc, "check its folder's permissions.")
     raise ConfigError(f"{edit.path} kept changing while lichhook tried to update it; close the program writing it and run again.")
 
 

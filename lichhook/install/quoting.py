@@ -37,10 +37,10 @@ def sh_quote(word: str) -> str:
 
 
 def _inner_tilde(word: str, i: int) -> bool:
-    """A ``~`` right after a letter or digit (as in the 8.3 name ``PROGRA~1``) is plain
-    text to sh, bash, PowerShell and cmd; at a word's start, or after ``=`` or ``:``,
-    shells expand it to a home folder."""
-    return word[i] == "~" and i > 0 and word[i - 1].isalnum()
+    """A ``~`` right after a letter, a digit, ``_`` or ``-`` (as in the 8.3 names
+    ``PROGRA~1``, ``MY_PRO~1``, ``O-BRI~1``) is plain text to sh, bash, PowerShell and
+    cmd; at a word's start, or after ``=`` or ``:``, shells expand it to a home folder."""
+    return word[i] == "~" and i > 0 and (word[i - 1].isalnum() or word[i - 1] in "_-")
 
 
 def sh_join(argv: Sequence[str]) -> str:
@@ -136,8 +136,8 @@ _BARE_EXTRA = frozenset("\\/:._-")
 
 def bare_word_ok(word: str) -> bool:
     """True when ``word`` means the same unquoted in POSIX sh, PowerShell and cmd.exe:
-    letters and digits (any script), ``\\ / : . _ -``, and ``~`` after a letter or digit
-    (8.3 short names), not starting with ``-``.
+    letters and digits (any script), ``\\ / : . _ -``, and ``~`` after a letter, a digit,
+    ``_`` or ``-`` (8.3 short names), not starting with ``-``.
 
     Every other ASCII punctuation mark is special to at least one of the three, and
     PowerShell reads some non-ASCII punctuation (typographic quotes and dashes) as

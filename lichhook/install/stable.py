@@ -15,6 +15,7 @@ once nothing runs it.
 from __future__ import annotations
 
 import os
+import sys
 
 from lichhook.coldstart import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.coldstart import HOOKS_ARCHIVE as HOOKS_NAME
@@ -157,6 +158,24 @@ def folder_problem(dest: str) -> Optional[str]:
     return untrusted(nearest_existing(os.path.dirname(os.path.abspath(dest))))
 
 
+def pair_mismatch(copy: str) -> Optional[str]:
+    """None when the hooks archive beside ``copy`` was made from it (or either is absent),
+    else what is wrong: a hook would run one release and reach into another."""
+    from lichhook.archive import hooks_archive
+
+    hooks = hooks_beside(copy)
+    if hooks is None or not (os.path.isfile(copy) and os.path.isfile(hooks)):
+        return None
+    try:
+        with open(copy, "rb") as f, open(hooks, "rb") as h:
+            if h.read() == hooks_archive(f.read()):
+                return None
+    except (OSError, ValueError) as exc:
+        return f"cannot compare {hooks} with {copy}: {exc}"
+    return (f"{hooks} does not belong with {copy} (an install or upgrade replaced only one of the two), "
+            "so the hooks run code from two releases")
+
+
 def prepared(source: str) -> bytes:
     """``source`` with bytecode for the running Python: as it is when it has that already,
     else recompiled here (``install`` runs with the Python it registers)."""
@@ -202,19 +221,73 @@ def prepared_for(python: str, source: str) -> bytes:
 
 
 def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> None:
-    """Put the complete archive ``data`` at ``dest``, then its hooks archive beside it,
-    each atomically, so a hook starting meanwhile runs the old copy or the new one. The
-    files belong to the user whose home they are in (``owners``), even when root writes them."""
+    """Put the complete archive ``data`` at ``dest`` and its hooks archive beside it, each
+    atomically, so a hook starting meanwhile runs the old copy or the new one; the two are
+    replaced together or not at all: a hooks archive reaches the complete one beside it
+    for anything it lacks, so an old one beside a new one (or the reverse) is a copy that
+    belongs to no release. The files belong to the user whose home they are in
+    (``owners``), even when root writes them."""
     from lichhook.archive import hooks_archive
 
     hooks = hooks_beside(dest)
-    for path, content in ((dest, data), (hooks, hooks_archive(data) if hooks else b"")):
-        if path is None:
-            continue
+    # The hooks archive first: it is the one a running hook holds open, and when it cannot
+    # be replaced nothing has changed yet.
+    pair = [(hooks, hooks_archive(data)), (dest, data)] if hooks else [(dest, data)]
+    before = [(path, _old_bytes(path)) for path, _ in pair]
+    done: list = []
+    for path, content in pair:
         try:
             files.write_whole(path, content, 0o755, owners)
-        except OSError as exc:
-            raise ConfigError(f"cannot write {path}: {exc.strerror or exc}; {_writable_hint(path)}")
+        except (OSError, ConfigError) as exc:
+            undone = _put_back(done, owners)
+            error = ConfigError(str(exc) + (_left(undone) if undone else "") if isinstance(exc, ConfigError)
+                                else _not_written(path, exc, undone))
+            error.partly_done = bool(undone)  # type: ignore[attr-defined]  # install's last word
+            raise error from None
+        done.append(next(old for p, old in before if p == path) + (path,))
+
+
+def _old_bytes(path: str) -> tuple:
+    """(whether ``path`` existed, its bytes) before a copy replaces it."""
+    try:
+        with open(path, "rb") as f:
+            return (True, f.read())
+    except FileNotFoundError:
+        return (False, b"")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}; fix its permissions, then run install again.")
+
+
+def _put_back(done: list, owners: Optional[Owners]) -> Optional[str]:
+    """Give the files in ``done`` ((existed, old bytes, path)) back what they held; None, or
+    the one that could not be."""
+    for existed, old, path in reversed(done):
+        try:
+            if existed:
+                files.write_whole(path, old, 0o755, owners)
+            else:
+                os.remove(path)
+        except OSError:
+            return path
+    return None
+
+
+def _left(undone: str) -> str:
+    return (f" The other archive beside it, {undone}, is already the new one and could not be put back: "
+            "run install again to bring the two together.")
+
+
+def _not_written(path: str, exc: OSError, undone: Optional[str]) -> str:
+    """What went wrong writing ``path`` of a copy, with the fix; and what that left."""
+    left = _left(undone) if undone else ""
+    if sys.platform == "win32" and isinstance(exc, PermissionError) and os.path.isfile(path) \
+            and os.access(path, os.W_OK):
+        # The new bytes were written beside it, so the folder is writable and the file
+        # is not read-only: Windows refuses to replace a file another process has open.
+        return (f"cannot replace {path}: another program has it open (a harness running a lichhook hook or "
+                f"its MCP server, or a virus scanner); end the harness sessions that use lichhook, then run "
+                f"install again.{left}")
+    return f"cannot write {path}: {exc.strerror or exc}; {_writable_hint(path)}{left}"
 
 
 def _writable_hint(path: str) -> str:

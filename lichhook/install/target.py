@@ -128,7 +128,10 @@ class Target:
             words = quoting.dual_words(argv, self.short)
         except quoting.QuotingError as exc:
             return quoting.ps_command(argv), (
-                f"{exc}; wrote the PowerShell form, which cmd.exe cannot run")
+                f"{exc}; wrote the PowerShell form, which cmd.exe cannot run. If Codex runs its hooks "
+                "with cmd.exe here, give each folder on that path whose name needs quoting a short name "
+                "(as administrator: fsutil file setshortname), or install with a Python from a folder "
+                "whose path has no space, quote or other special character, then run install again")
         quoted = [a for a, w in zip(argv, words) if w.startswith('"')]
         if not quoted:
             return " ".join(words), None

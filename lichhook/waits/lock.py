@@ -17,11 +17,10 @@ it, so on a loaded machine a process can still lose round after round. So waiter
   caller waits for it with a timeout; if the deadline passes the helper is abandoned and
   closes its duplicates whenever its calls return, which releases anything granted too
   late. No signal handler is installed, so this works in any thread of any program.
-- Windows: ``LockFileEx`` on one byte far past the end of the file (Windows byte-range
-  locks are mandatory, and the bytes before it are read by waiters). Windows grants
-  waiting lock requests in the order they were made, so no queue is added. The caller
-  blocks in it; a helper thread cancels the call with ``CancelSynchronousIo`` at the
-  deadline.
+- Windows: a lock on one byte far past the end of the file (Windows byte-range locks are
+  mandatory, and the bytes before it are read by waiters), taken with non-blocking tries
+  a few milliseconds apart until the deadline: a deadline that needs no call cancelled.
+  Waiters are not queued: the first try after a release wins.
 
 The OS releases every lock a process holds when it dies, however it dies.
 """
@@ -93,64 +92,25 @@ if sys.platform == "win32":
         pass  # no nodes on Windows
 
     def _wait(fd: int, timeout: float) -> bool:
-        import _thread
-        import ctypes
-        from ctypes import wintypes
+        """Non-blocking tries until one succeeds or the deadline passes. A blocked
+        ``LockFileEx`` would keep Windows' first-come order, but its deadline needed the
+        call cancelled from another thread, which not every Windows implementation does
+        (under wine an op waited as long as the holder, 15 s against a 10 s deadline).
+        The pause between tries starts at 1 ms and doubles up to 20 ms: a short hold is
+        taken over at once, and a waiter checks often enough not to lose every hand-over
+        to a process that was already running."""
+        import time
 
-        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-
-        class OVERLAPPED(ctypes.Structure):
-            _fields_ = [("Internal", ctypes.c_void_p), ("InternalHigh", ctypes.c_void_p),
-                        ("Offset", wintypes.DWORD), ("OffsetHigh", wintypes.DWORD),
-                        ("hEvent", wintypes.HANDLE)]
-
-        kernel32.LockFileEx.argtypes = [wintypes.HANDLE, wintypes.DWORD, wintypes.DWORD,
-                                        wintypes.DWORD, wintypes.DWORD, ctypes.POINTER(OVERLAPPED)]
-        kernel32.OpenThread.restype = wintypes.HANDLE
-        kernel32.OpenThread.argtypes = [wintypes.DWORD, wintypes.BOOL, wintypes.DWORD]
-        kernel32.CancelSynchronousIo.argtypes = [wintypes.HANDLE]
-        kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
-        LOCKFILE_EXCLUSIVE_LOCK = 0x2
-        THREAD_TERMINATE = 0x1  # the access CancelSynchronousIo needs
-        ERROR_OPERATION_ABORTED = 995
-
-        me = kernel32.OpenThread(THREAD_TERMINATE, False, kernel32.GetCurrentThreadId())
-        if not me:
-            raise ctypes.WinError(ctypes.get_last_error())
-        finished = _thread.allocate_lock()
-        finished.acquire()
-        guard = _thread.allocate_lock()
-        state = {"done": False}
-
-        def canceller() -> None:
-            if finished.acquire(timeout=timeout):
-                return
-            # Until the lock call has returned, cancel it; repeat in case the first cancel
-            # arrived before the call had started waiting.
-            while True:
-                with guard:
-                    if state["done"]:
-                        return
-                    kernel32.CancelSynchronousIo(me)
-                if finished.acquire(timeout=0.05):
-                    return
-
-        _thread.start_new_thread(canceller, ())
-        overlapped = OVERLAPPED(Offset=LOCK_OFFSET, OffsetHigh=0)
-        try:
-            ok = kernel32.LockFileEx(msvcrt.get_osfhandle(fd), LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0,
-                                     ctypes.byref(overlapped))
-            error = ctypes.get_last_error()
-        finally:
-            with guard:
-                state["done"] = True
-            finished.release()
-            kernel32.CloseHandle(me)
-        if ok:
-            return True
-        if error == ERROR_OPERATION_ABORTED:
-            return False
-        raise ctypes.WinError(error)
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            time.sleep(min(pause, remaining))
+            if _try(fd):
+                return True
+            pause = min(pause * 2, 0.02)
 
 else:
     import fcntl
