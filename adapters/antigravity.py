@@ -87,12 +87,13 @@ def workspace(payload: "Mapping[str, Any]") -> "Optional[str]":
 
 def first_user_input(transcript: object) -> "Optional[str]":
     """The first USER_INPUT's text, tags removed (read at most 1 MiB from the start)."""
+    import json
+
     from lichhook import transcripts
-    from lichhook.coldstart import fastjson
 
     for line in transcripts.lines_with(transcript, (b"USER_INPUT",)):
         try:
-            record = fastjson.loads(line.decode("utf-8"))
+            record = json.loads(line.decode("utf-8"))
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and record.get("type") == "USER_INPUT" and isinstance(record.get("content"), str):

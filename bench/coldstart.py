@@ -327,15 +327,15 @@ def registered(python: str, pyz: Path, data: Path):
     """The install ``python`` would make: its copy of ``pyz``, compiled by it (the complete
     archive and its hooks archive), where install puts it under ``data``, and the Target
     every hook registration names."""
-    from lichhook.archive import interpreter_magic
+    from lichhook.archive import interpreter_bytecode
     from lichhook.install import stable
     from lichhook.install.target import Target
 
-    magic = interpreter_magic(python)
-    if magic is None:
+    bytecode = interpreter_bytecode(python)
+    if bytecode is None:
         raise SystemExit(f"coldstart: {python} cannot be run")
-    stable.copy_archive(stable.prepared_for(python, str(pyz)), stable.archive_for(magic, str(data)))
-    return Target(python, stable.hooks_for(magic, str(data)), windows=False)
+    stable.copy_archive(stable.prepared_for(python, str(pyz)), stable.archive_for(bytecode, str(data)))
+    return Target(python, stable.hooks_for(bytecode, str(data)), windows=False)
 
 
 def registered_commands(target) -> dict:

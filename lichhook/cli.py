@@ -108,7 +108,6 @@ def entry() -> None:
     started = time.monotonic()
     from lichhook import coldstart
 
-    coldstart.zipload()
     fast = short_lived(sys.argv[1:])
     coldstart.begin(fast)
     coldstart.finish(main(started=started), fast)

@@ -134,7 +134,7 @@ def finish(outcome: "Outcome") -> None:
         out["systemMessage"] = text
     if not out:
         return
-    from lichhook.coldstart import fastjson as json  # json's own C parser, without 3 ms of imports
+    import json
 
     # ASCII only: a Windows console code page cannot garble or refuse it.
     line = json.dumps(out, ensure_ascii=True) + "\n"

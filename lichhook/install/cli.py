@@ -13,7 +13,7 @@ from lichhook.install import files, harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners
-from lichhook.archive import python_of_magic
+from lichhook.archive import interpreter_bytecode, running_bytecode
 from lichhook.install.target import Target, current_python
 
 TYPE_CHECKING = False
@@ -160,13 +160,13 @@ def _install(argv: List[str]) -> int:
     if not chosen:
         print(f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
         return 0
-    magic = stable.running_magic()
-    dest = stable.archive_for(magic)
-    target = Target(current_python(), stable.hooks_for(magic))
+    bytecode = running_bytecode()
+    dest = stable.archive_for(bytecode)
+    target = Target(current_python(), stable.hooks_for(bytecode))
     plans, skipped = _plan(chosen, target, "install")
     out = sys.stdout
-    copy = bool(plans) and not stable.up_to_date(dest, source, magic)
-    compiled = f"with bytecode for {python_of_magic(magic)}, and its hooks archive {target.archive}"
+    copy = bool(plans) and not stable.up_to_date(dest, source, bytecode.magic)
+    compiled = f"with bytecode for Python {bytecode.version}, and its hooks archive {target.archive}"
     if args.dry_run:
         if plans:
             out.write(f"archive: would copy {source} to {dest}, {compiled}\n" if copy
@@ -219,7 +219,7 @@ def _uninstall(argv: List[str]) -> int:
     args = parser.parse_args(argv)
     env = Env()
     chosen = _choose(parser, args, env, detected_only=False)
-    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
+    target = Target(current_python(), stable.hooks_for(running_bytecode()))
     plans, skipped = _plan(chosen, target, "uninstall")
     out = sys.stdout
     if args.dry_run:
@@ -288,8 +288,6 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
     compiled by the Python they run it with."""
     import os
 
-    from lichhook.archive import interpreter_magic
-
     names = ", ".join(dict.fromkeys(name for name, _ in runs))
     pythons = [f.python for _, f in runs if f.python and os.path.isabs(f.python) and os.path.isfile(f.python)]
     if not pythons:
@@ -297,8 +295,8 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
                   f"run install {names.split(', ')[0]} again with a working Python\n")
         return
     python = pythons[0]
-    magic = interpreter_magic(python)
-    if magic is not None and stable.up_to_date(copy, source, magic):
+    bytecode = interpreter_bytecode(python)
+    if bytecode is not None and stable.up_to_date(copy, source, bytecode.magic):
         return
     try:
         stable.copy_archive(stable.prepared_for(python, source), copy, owners)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
+from lichhook.archive import Bytecode, running_bytecode
 from lichhook.install import harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
@@ -41,17 +42,17 @@ def _install_hint(name: str, python: Optional[str] = None) -> str:
 
 
 class Magics:
-    """Each interpreter's bytecode magic number, asked once per doctor run (each answer
-    starts that interpreter)."""
+    """Each interpreter's version and bytecode magic number, asked once per doctor run
+    (each answer starts that interpreter)."""
 
     def __init__(self) -> None:
-        self.known: Dict[str, Optional[bytes]] = {}
+        self.known: Dict[str, Optional[Bytecode]] = {}
 
-    def of(self, python: str) -> Optional[bytes]:
+    def of(self, python: str) -> Optional[Bytecode]:
         if python not in self.known:
-            from lichhook.archive import interpreter_magic
+            from lichhook.archive import interpreter_bytecode
 
-            self.known[python] = stable.running_magic() if python == current_python() else interpreter_magic(python)
+            self.known[python] = running_bytecode() if python == current_python() else interpreter_bytecode(python)
         return self.known[python]
 
 
@@ -74,8 +75,8 @@ def main(argv: List[str]) -> int:
 
 
 def _doctor(env: Env, out) -> int:
-    archive = stable.archive_for(stable.running_magic())
-    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
+    archive = stable.archive_for(running_bytecode())
+    target = Target(current_python(), stable.hooks_for(running_bytecode()))
     problems: list = []
     magics = Magics()
 

@@ -86,7 +86,7 @@ def main(argv: list) -> int:
     from lichhook.waits.api import run_op
 
     answer = run_op(op, **options)
-    from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
+    import json
 
     _write(sys.stdout, json.dumps(answer) + "\n")
     return 0 if answer.get("ok") else 1

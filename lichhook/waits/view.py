@@ -20,10 +20,10 @@ module reads equal to what ``folder`` writes.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import json
 import os
 import sys
 
-from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
 from lichhook.diskio import Dir, NotAFile, temporary_target
 
 # The layout (drawn in lichhook.waits.folder's docstring).
