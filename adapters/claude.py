@@ -95,7 +95,7 @@ def ai_title(transcript_path: object) -> "Optional[str]":
 def _json_line(line: "Optional[bytes]") -> object:
     if not line:
         return None
-    import json
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     try:
         return json.loads(line.decode("utf-8"))

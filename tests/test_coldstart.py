@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import __future__
 import json
+import math
 import os
 import re
 import subprocess
@@ -17,13 +18,17 @@ from importlib import import_module
 
 import platformdirs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lichhook.adapter import SUBCOMMANDS, provider_id_ok, verdict_of
 from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
 from lichhook import coldstart
 from lichhook import hotset as hot
+from lichhook.coldstart import quickjson
 from lichhook.jsonint import json_int
 
+QUICK = settings(max_examples=200, deadline=None)
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="Windows asks platformdirs and reads stdin in a thread")
 
 
@@ -91,6 +96,154 @@ def test_config_and_state_dirs_match_platformdirs(monkeypatch, tmp_path, xdg):
             monkeypatch.setenv(var, xdg)
     assert coldstart.user_config_dir(os.environ) == platformdirs.user_config_dir("lichhook", appauthor=False)
     assert coldstart.user_state_dir(os.environ) == platformdirs.user_state_dir("lichhook", appauthor=False)
+
+
+# --- quickjson against json ---------------------------------------------------------------
+
+def outcome(fn, *args, **kwargs):
+    try:
+        value = fn(*args, **kwargs)
+    except Exception as exc:  # the type and message must match json's own
+        return ("raised", type(exc).__name__, str(exc))
+    return ("value", canonical(value))
+
+
+def canonical(value):
+    # NaN != NaN: compare through a form where equal parses are equal.
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    if isinstance(value, dict):
+        return [(k, canonical(v)) for k, v in value.items()]
+    return (type(value).__name__, value)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+texts = st.one_of(
+    st.text(max_size=60),
+    json_values.map(json.dumps),
+    st.tuples(st.sampled_from(["", " ", "\n\t", "\ufeff", "x", "]", " 1"]), json_values,
+              st.sampled_from(["", " ", "\r\n", "x", "{}", ","])).map(lambda t: t[0] + json.dumps(t[1], ensure_ascii=False) + t[2]),
+    st.tuples(st.integers(4000, 4600), st.sampled_from(["-", ""])).map(lambda t: '{"n": ' + t[1] + "7" * t[0] + "}"),
+)
+
+
+@QUICK
+@given(texts)
+def test_loads_is_json_loads(text):
+    assert outcome(quickjson.loads, text) == outcome(json.loads, text)
+
+
+@QUICK
+@given(texts)
+def test_loads_with_parse_int_is_json_loads_with_it(text):
+    assert outcome(quickjson.loads, text, parse_int=json_int) == outcome(json.loads, text, parse_int=json_int)
+
+
+@pytest.mark.parametrize("text", ["", "  ", "[1,", '{"a":1} x', "\ufeff{}", "NaN", "-Infinity", '"\x01"',
+                                  '{"a":"\\ud800"}', "[" * 5000 + "]" * 5000, "1e999", '{"a":1,"a":2}',
+                                  "1" * 4301, "-" + "9" * 5000])
+def test_loads_edge_cases(text):
+    assert outcome(quickjson.loads, text) == outcome(json.loads, text)
+    assert outcome(quickjson.loads, text, parse_int=json_int) == outcome(json.loads, text, parse_int=json_int)
+
+
+def test_loads_deep_nesting_raises_like_json():
+    deep = "[" * 200_000
+    assert outcome(quickjson.loads, deep)[:2] == outcome(json.loads, deep)[:2] == ("raised", "RecursionError")
+
+
+@QUICK
+@given(json_values | st.dictionaries(st.integers() | st.booleans() | st.none(), json_values, max_size=3),
+       st.sampled_from([None, (", ", ": "), (",", ":")]), st.booleans(), st.sampled_from([None, None, 0, 2, 4]))
+def test_dumps_is_json_dumps(value, separators, ensure_ascii, indent):
+    assert quickjson.dumps(value, separators=separators, ensure_ascii=ensure_ascii, indent=indent) == json.dumps(
+        value, separators=separators, ensure_ascii=ensure_ascii, indent=indent)
+
+
+@pytest.mark.parametrize("value", [{"a": object()}, {(1,): 2}, [1, {1, 2}]])
+def test_dumps_refuses_like_json(value):
+    assert outcome(quickjson.dumps, value) == outcome(json.dumps, value)
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_dumps_circular_raises_like_json(indent):
+    loop: list = []
+    loop.append(loop)
+    assert outcome(quickjson.dumps, loop, indent=indent) == outcome(json.dumps, loop, indent=indent)
+
+
+@pytest.mark.parametrize("value", [{"n": float("nan")}, [float("inf")], {1: "int key"}, {None: 1, 2.5: 2},
+                                   [True, False, None, 0, -1, 1.25], {"deep": [[[[[[{"x": ()}]]]]]]},
+                                   [[[[[[[[[[[1]]]]]]]]]]] * 2])
+def test_indented_dumps_match_json(value):
+    for indent in (0, 2):
+        for ensure_ascii in (True, False):
+            assert quickjson.dumps(value, indent=indent, ensure_ascii=ensure_ascii) == json.dumps(
+                value, indent=indent, ensure_ascii=ensure_ascii)
+
+
+
+
+# Each way quickjson hands a text or a value to json, made to happen: the result is
+# json's, and json was imported for it.
+HANDED_OVER = {
+    "NaN": "[NaN]",
+    "a BOM": '\ufeff{"a": 1}',
+    "an unknown escape": '"\\x"',
+    "a control character": '"a\tb"',
+    "a number json cannot take": "[" + "7" * 5000 + "]",
+    "nesting deeper than the limit": "[" * 150 + "]" * 150,
+    "many strings": json.dumps({f"k{i}": "v" for i in range(quickjson.MAX_STEPS)}),
+    "trailing data": '{"a": 1} x',
+}
+
+
+@pytest.mark.parametrize("why", sorted(HANDED_OVER))
+def test_loads_hands_what_it_cannot_tell_to_json(why):
+    text = HANDED_OVER[why]
+    probe = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.modules.pop('json'); "
+             "from lichhook.coldstart import quickjson\n"
+             "try:\n    value = repr(quickjson.loads(sys.argv[2]))\n"
+             "except Exception as exc:\n    value = type(exc).__name__ + ': ' + str(exc)\n"
+             "print('json' in sys.modules); print(value)")
+    from testkit.constants import ROOT
+
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(ROOT), text], capture_output=True, check=True,
+                          timeout=60)
+    imported, value = done.stdout.decode("utf-8", "replace").split("\n", 1)
+    assert imported == "True", why
+    expected = outcome(json.loads, text)
+    assert outcome(quickjson.loads, text) == expected
+    if expected[0] == "raised":
+        assert value.startswith(expected[1]), (why, value)
+
+
+@pytest.mark.parametrize("value", [{"n": float("nan")}, {1: "int key"}, [1, {1, 2}], [[[[1]]]] * 2])
+def test_dumps_hands_what_it_cannot_write_to_json(value, monkeypatch):
+    calls = []
+    real = json.dumps
+    monkeypatch.setattr(json, "dumps", lambda *a, **kw: calls.append(a) or real(*a, **kw))
+    assert outcome(quickjson.dumps, value) == outcome(real, value)
+    assert calls or value == [[[[1]]]] * 2  # plain data is written without json
+
+
+def test_a_plain_payload_and_body_need_no_json():
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); from lichhook.coldstart import quickjson; "
+             "v = quickjson.loads('{\"session_id\": \"s\\u00e9\", \"n\": [1, 2.5, true, null]}'); "
+             "print(quickjson.dumps(v, separators=(',', ':')), quickjson.dumps(v, indent=2, ensure_ascii=False) != '', "
+             "'json' in sys.modules, 're' in sys.modules)")
+    from testkit.constants import ROOT
+
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(ROOT)], capture_output=True, check=True,
+                          timeout=60)
+    assert done.stdout.decode().split() == ['{"session_id":"s\\u00e9","n":[1,2.5,true,null]}', "True", "False", "False"]
 
 
 # --- integers longer than int() takes ----------------------------------------------------
@@ -313,18 +466,10 @@ def modules_loaded(pyz, env, *args, stdin=b"", files=False):
     return set(line.split()[1:])
 
 
-def imported_by(statement: str) -> set:
-    """The modules ``statement`` imports in a bare interpreter (an allow-list's upper bound)."""
-    code = f"import sys; before = set(sys.modules); {statement}; print(' '.join(set(sys.modules) - before))"
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, check=True, timeout=60)
-    return set(done.stdout.decode().split())
-
-
-JSON = imported_by("import json")  # json's decoder imports re, which imports enum: about 3 ms
 CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.paths"}
 NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters"}
 # What every report shares: reading stdin, an adapter, the transport.
-SENDING = NO_OP | JSON | {"select", "_socket", "lichhook.client", "lichhook.payload",
+SENDING = NO_OP | {"select", "_socket", "lichhook.client", "lichhook.coldstart.quickjson", "lichhook.payload",
                    "lichhook.adapters._fields", "lichhook.adapter", "lichhook.contracts"}
 REPORT = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_start"}
 STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state"}
@@ -332,10 +477,10 @@ STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state
 # write, atomic, the first time only: that is where diskio comes in).
 AFTER_TOOL = STATE | {"lichhook.contracts.session_touched", "lichhook.contracts.session_title", "lichhook.titles",
                       "lichhook.transcripts", "lichhook.diskio"}
-CLAUDE_CODE = CORE | JSON | {"select", "lichhook.claude_code", "lichhook.claude_code.commands",
+CLAUDE_CODE = CORE | {"select", "lichhook.coldstart.quickjson", "lichhook.claude_code", "lichhook.claude_code.commands",
                       "lichhook.waits", "lichhook.waits.view", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
-WAIT = CORE | JSON | {"fcntl", "lichhook.diskio", "lichhook.ids",
+WAIT = CORE | {"fcntl", "lichhook.coldstart.quickjson", "lichhook.diskio", "lichhook.ids",
                "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.folder",
                "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"}
 ALLOWED = {
@@ -352,7 +497,7 @@ ALLOWED = {
     "wait list": WAIT,
 }
 # Never on a hot path, whatever the allow-lists say.
-HEAVY = {"typing", "pluggy", "platformdirs", "importlib.metadata", "http.client", "socket", "email", "logging",
+HEAVY = {"json", "re", "enum", "typing", "pluggy", "platformdirs", "importlib.metadata", "http.client", "socket", "email", "logging",
          "subprocess", "argparse", "encodings.utf_8_sig", "lichhook.host", "decimal", "site", "threading",
          "signal", "__future__", "zipfile", "lichhook.archive", "lichhook.hotset"}
 
@@ -390,7 +535,6 @@ def test_each_hot_command_imports_only_its_allow_list(pyz, base_env, tmp_path, f
         assert len(server.requests) == (3 if command == "event: after a tool" else 1)
     if command.startswith("no-op"):
         assert "lichhook.adapters.antigravity" not in loaded and "__future__" not in loaded
-        assert "json" not in loaded  # the verdict outside lich needs no payload
     if command in ("report", "event: busy", "event: tool", "event: opencode"):
         assert "__future__" not in loaded
 
@@ -530,3 +674,4 @@ def test_a_hooks_archive_alone_still_reports(copy_folder, base_env, fault_server
                           input=b'{"session_id": "abc"}', env=env, capture_output=True, timeout=30)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert len(server.requests) == 1
+

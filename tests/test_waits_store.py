@@ -110,7 +110,7 @@ def waits(env) -> Path:
 def mirrors_read(monkeypatch, env: dict, *op: str, **kw: str) -> list:
     """The mirror files an op read, in order, and "store" where it parsed the whole store."""
     seen: list = []
-    real_read, real_loads = folder_module.Dir.read, json.loads
+    real_read, real_loads = folder_module.Dir.read, folder_module.json.loads
 
     def read_file(self, name, limit=None):  # type: ignore[no-untyped-def]
         if self.path.endswith("sessions") or name == "index.json":
@@ -124,7 +124,7 @@ def mirrors_read(monkeypatch, env: dict, *op: str, **kw: str) -> list:
         return value
 
     monkeypatch.setattr(folder_module.Dir, "read", read_file)
-    monkeypatch.setattr(json, "loads", load_whole)
+    monkeypatch.setattr(folder_module.json, "loads", load_whole)
     answer = run_op(op[0], by=op[1], session=op[2], environ=env, **kw)
     monkeypatch.undo()
     assert answer["ok"], answer

@@ -112,7 +112,7 @@ def by_path(path: str) -> "ModuleType | None":
 def encode(fields: "Dict[str, str]", provider_session_id: str = "") -> bytes:
     """A body as lichhook sends every one: compact JSON, ASCII only, keys in order, the
     harness's session id last when there is one to send alongside."""
-    import json
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     if provider_session_id:
         fields = dict(fields, provider_session_id=provider_session_id)

@@ -86,7 +86,7 @@ def main(argv: list) -> int:
     from lichhook.waits.api import run_op
 
     answer = run_op(op, **options)
-    import json
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     _write(sys.stdout, json.dumps(answer) + "\n")
     return 0 if answer.get("ok") else 1

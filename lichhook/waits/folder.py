@@ -41,9 +41,9 @@ ignores case.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-import json
 import os
 
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, temporary_target
 from lichhook.waits.view import (  # noqa: F401 - the hooks' side, part of this module's interface
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MAX_SMALL_FILE,

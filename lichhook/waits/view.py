@@ -20,10 +20,10 @@ module reads equal to what ``folder`` writes.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-import json
 import os
 import sys
 
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, temporary_target
 
 # The layout (drawn in lichhook.waits.folder's docstring).
