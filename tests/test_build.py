@@ -86,7 +86,7 @@ def test_modules_load_from_pyc_in_any_time_zone(pyz, tz):
 
 def other_pythons() -> list:
     found = []
-    for version in ("3.9", "3.10", "3.12", "3.13"):
+    for version in ("3.9", "3.10", "3.12", "3.13", "3.14", "3.15"):
         candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python{version}"))
         candidates += [p for p in [shutil.which(f"python{version}")] if p]
         for exe in candidates:
