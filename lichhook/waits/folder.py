@@ -667,7 +667,7 @@ def _summary(block: str) -> "Optional[dict]":
 class _Loaded:
     """The store as an op loaded it: ``state`` (what the rules change), its ``identity``
     (``_identity``), the ``text`` it was read from and where each entry is spelt there
-    (``spans``: name -> (member, start, end), as ``coldstart.spans`` gives them; None
+    (``spans``: name -> (member, start, end), as ``store_text`` gives them; None
     when unknown). Loaded in line (``load``):
     ``counts`` holds the open waits of the names whose entries hold their ``session``
     alone, and ``ids`` the identities of the index and the mirrors."""
