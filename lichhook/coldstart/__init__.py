@@ -13,10 +13,13 @@ of Python would do, for less at start-up, with public APIs only, and
 - resolve: a built-in adapter without pluggy when no plugin can replace it, and its
   verdict outside lich without loading its module;
 - hooks archive: the registered hooks run an archive holding only the hot set
-  (``lichhook.hotset``), and reach the rest in the complete archive beside it.
+  (``lichhook.hotset``), and reach the rest in the complete archive beside it;
+- ``quickjson`` (a module of its own: the no-op path does without it): ``json.loads``
+  and ``json.dumps`` for plain JSON without importing ``json``, which hands everything
+  else to ``json``.
 
-They share this one module because every hot command needs them, and each module a
-command imports costs about 0.1 ms of the import machinery, whatever it holds.
+The first four share this one module because every hot command needs them, and each
+module a command imports costs about 0.1 ms of the import machinery, whatever it holds.
 
 The modules of the hot set also keep ``typing`` off the hooks' path: no ``from
 __future__ import annotations`` (it imports ``__future__`` at run time), annotations
