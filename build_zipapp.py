@@ -6,9 +6,10 @@ The archive is byte-reproducible (sorted entries, fixed times and modes) and car
 legacy unchecked-hash ``.pyc`` beside every ``.py``: zipimport never reads
 ``__pycache__`` and never writes bytecode, so without them every run recompiles every
 module, and timestamp ``.pyc`` go stale when the user's time zone differs from the
-build's. The ``.pyc`` match the Python that builds; other versions fall back to the
-``.py`` beside them, and ``lichhook.archive.recompile`` rewrites them for another one.
-The format itself is ``lichhook.archive``'s, shared with install.
+build's. The ``.pyc`` match the Python that builds, compiled exactly as install compiles
+each Python's copy (``lichhook.archive.compile_for``); other versions fall back to
+the ``.py`` beside them until install compiles a copy for them. The format itself is
+``lichhook.archive``'s, shared with install.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import hashlib
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -24,7 +26,7 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:  # imported by path from elsewhere (bench/, tests)
     sys.path.insert(0, str(ROOT))
 
-from lichhook.archive import with_bytecode, write_archive  # noqa: E402
+from lichhook.archive import CompileError, compile_for, write_archive  # noqa: E402
 from lichhook.install.assemble import MAIN, package_members  # noqa: E402  (install assembles the same layout)
 
 PINS = ROOT / "vendor.txt"
@@ -95,7 +97,15 @@ def build(out: Path, wheel_cache: Path = WHEEL_CACHE) -> Path:
     for wheel in download_wheels(wheel_cache):
         files.update(wheel_members(wheel))
     files.update(source_members())
-    write_archive(with_bytecode(files), out)
+    with tempfile.TemporaryDirectory(prefix="lichhook-build-") as tmp:
+        sources = Path(tmp) / "sources.pyz"
+        write_archive(files, sources)
+        try:
+            compiled = compile_for(sys.executable, sources)
+        except CompileError as exc:
+            raise SystemExit(f"build_zipapp: {exc}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(compiled)
     write_release(out)
     return out
 

@@ -5,24 +5,36 @@ times and modes, so that two builds of one tree are byte-identical. Beside every
 lies a legacy unchecked-hash ``.pyc`` (``mod.pyc`` next to ``mod.py``, the only layout
 zipimport reads; it never reads ``__pycache__`` and never writes bytecode), stored rather
 than deflated. Bytecode is for one Python minor version: any other interpreter compiles
-every module from source on every run. ``recompiled`` rewrites an archive's bytecode for
-the running interpreter (``recompile_command`` has another interpreter do it), ``serves``
-says whether a copy already is an archive compiled for a given Python, and
-``bytecode_mismatch`` says when an interpreter does not match an archive's bytecode.
+every module from source on every run.
+
+An archive is compiled for a Python by that Python alone, in a process of its own that
+runs the same few lines whoever asks (``compile_for``): the bytes of the bytecode
+depend on the interpreter's state as it compiles (``marshal`` marks objects shared at
+that moment), so the copy install gives a Python is byte for byte the same whichever
+Python runs install. ``serves`` says whether a copy already is an archive compiled for a
+given Python, and ``bytecode_mismatch`` says when an interpreter does not match an
+archive's bytecode. A Python is known by what it answers when asked
+(``interpreter_bytecode``): its version and its bytecode's magic number.
+
+Standard library only: ``compile_for`` runs this module's source from the archive
+being compiled, without lichhook on the path.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import io
 import marshal
 import os
+import shutil
 import subprocess
+import sys
+import tempfile
+import time
 import zipfile
 from pathlib import Path
-from typing import Mapping
-
-from lichhook.coldstart.joined import JOINED
+from typing import Mapping, NamedTuple
 
 SHEBANG = b"#!/usr/bin/env python3\n"
 # 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
@@ -30,30 +42,25 @@ FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 # The member whose bytecode stands for the whole archive's.
 PROBE_MEMBER = "lichhook/__init__.pyc"
 
-# Members kept uncompressed: bytecode, and the hooks archive's joined bytecode
-# (lichhook.coldstart.joined.JOINED).
-STORED = (".pyc", JOINED)
 
 _UNCHECKED_HASH = 0b01  # .pyc flags: hash-based, never checked against the source
 
-# CPython's bytecode magic numbers, by the ranges each minor version used during its
-# development (Lib/importlib/_bootstrap_external.py): first, last, version.
-_MAGIC_RANGES = (
-    (3400, 3419, "3.8"),
-    (3420, 3429, "3.9"),
-    (3430, 3449, "3.10"),
-    (3450, 3499, "3.11"),
-    (3500, 3549, "3.12"),
-    (3550, 3599, "3.13"),
-    (3600, 3649, "3.14"),
-    (3650, 3699, "3.15"),
-)
+
+class Bytecode(NamedTuple):
+    """A Python as its bytecode knows it: its version ("3.12") and its magic number."""
+
+    version: str
+    magic: bytes
 
 
 def legacy_pyc(name: str, source: bytes) -> bytes:
     """An unchecked-hash .pyc of ``source`` for this interpreter, as zipimport reads it
     beside ``name``."""
     code = compile(source, name, "exec", dont_inherit=True)
+    # marshal marks an object that has other references; the compiler's own garbage
+    # (freed whenever the collector happens to run) can hold one, so collect it first,
+    # or the same source gives different bytes from run to run (seen on 3.10).
+    gc.collect()
     data = bytearray(importlib.util.MAGIC_NUMBER)
     data += _UNCHECKED_HASH.to_bytes(4, "little")
     data += importlib.util.source_hash(source)
@@ -75,27 +82,23 @@ def zip_time(environ: Mapping[str, str] = os.environ) -> tuple[int, int, int, in
     epoch = environ.get("SOURCE_DATE_EPOCH")
     if not epoch:
         return FIXED_TIME
-    import time
-
     t = time.gmtime(max(int(epoch), 315532800))  # zip cannot hold times before 1980
     return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec)
 
 
 def archive_bytes(files: Mapping[str, bytes], shebang: bytes = SHEBANG,
                   stamp: tuple[int, int, int, int, int, int] | None = None) -> bytes:
-    """``files`` as a zipapp's bytes, deterministically: sorted members (but the joined
-    bytecode first, where lichhook.coldstart finds it), each with ``stamp`` (``zip_time()``
-    when None) and fixed modes."""
+    """``files`` as a zipapp's bytes, deterministically: sorted members, each with
+    ``stamp`` (``zip_time()`` when None) and fixed modes."""
     stamp = stamp or zip_time()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
-        for name in sorted(files, key=lambda name: (name != JOINED, name)):
+        for name in sorted(files):
             info = zipfile.ZipInfo(name, date_time=stamp)
-            # Bytecode is stored: every hook run reads its .pyc (or the hooks archive's
-            # joined bytecode), and inflating them costs an import of zlib plus a
-            # decompression per module. The .py, only read by other Python versions, stay
-            # deflated.
-            info.compress_type = zipfile.ZIP_STORED if name.endswith(STORED) else zipfile.ZIP_DEFLATED
+            # Bytecode is stored: every hook run reads its .pyc, and inflating them costs
+            # an import of zlib plus a decompression per module. The .py, only read by
+            # other Python versions, stay deflated.
+            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             info.create_system = 3  # unix, so the mode reads the same everywhere
             zf.writestr(info, files[name], compresslevel=6)
@@ -127,38 +130,22 @@ def members(data: bytes) -> tuple[bytes, dict[str, bytes]]:
         return shebang, {name: zf.read(name) for name in zf.namelist() if not name.endswith("/")}
 
 
-def _stamp(archive: Path | bytes) -> tuple[int, int, int, int, int, int] | None:
+def stamp(archive: Path | bytes) -> tuple[int, int, int, int, int, int] | None:
     source = io.BytesIO(archive) if isinstance(archive, bytes) else archive
     with zipfile.ZipFile(source) as zf:
         infos = zf.infolist()
     return infos[0].date_time if infos else None
 
 
-def hooks_archive(complete: bytes) -> bytes:
-    """The hooks archive of the archive whose bytes are ``complete``: the same format,
-    shebang and member times, holding only the members lichhook.coldstart.HOOK_MEMBERS
-    names (what hooks and wait ops import), their bytecode joined in one member
-    (lichhook.coldstart.joined); it reaches the rest in the complete archive
-    beside it."""
-    from lichhook.coldstart import HOOK_MEMBERS
-    from lichhook.coldstart.joined import join_bytecode
-
-    shebang, files = members(complete)
-    hot = {name: data for name, data in files.items() if name.startswith(HOOK_MEMBERS)}
-    return archive_bytes(join_bytecode(hot), shebang, _stamp(complete))
-
-
 def recompiled(archive: Path) -> bytes:
     """``archive`` with bytecode for the running interpreter, as bytes.
 
-    Same members, shebang, member times and format otherwise: recompiling with the
-    interpreter that built the archive gives it back byte for byte (on Python 3.11 and
-    later; 3.9 and 3.10 write a frozenset's items in an order that varies from process to
-    process, so their bytes vary while the code is the same). Raises OSError,
-    zipfile.BadZipFile or SyntaxError (a module this Python cannot compile).
+    Same members, shebang, member times and format otherwise. Run through
+    ``compile_for``, the bytes depend only on the archive's sources and the Python.
+    Raises OSError, zipfile.BadZipFile or SyntaxError (a module this Python cannot compile).
     """
     shebang, files = read_archive(archive)
-    return archive_bytes(with_bytecode(files), shebang, _stamp(archive))
+    return archive_bytes(with_bytecode(files), shebang, stamp(archive))
 
 
 def recompile(archive: Path, out: Path) -> Path:
@@ -168,22 +155,12 @@ def recompile(archive: Path, out: Path) -> Path:
 
 
 def bytecode_of(files: Mapping[str, bytes]) -> bytes | None:
-    """The magic number of the bytecode beside every ``.py`` of ``files`` (a hooks
-    archive's joined in one member), or None when a ``.py`` has no bytecode or they are
-    for different Pythons."""
-    from lichhook.coldstart.joined import joined_members
-
-    joined: dict[str, bytes] = {}
-    if JOINED in files:
-        magic, names = joined_members(files[JOINED])
-        joined = dict.fromkeys(names, magic)
+    """The magic number of the bytecode beside every ``.py`` of ``files``, or None when a
+    ``.py`` has no bytecode or they are for different Pythons."""
     magics = set()
     for name in files:
         if name.endswith(".py"):
             pyc = files.get(name[:-3] + ".pyc")
-            if pyc is None and name[:-3] + ".pyc" in joined:
-                magics.add(joined[name[:-3] + ".pyc"])
-                continue
             if pyc is None or len(pyc) < 4:
                 return None
             magics.add(pyc[:4])
@@ -209,73 +186,94 @@ def serves(copy: Path, source: Path, magic: bytes) -> bool:
 
 
 def bytecode_magic(archive: Path) -> bytes | None:
-    """The magic number of ``archive``'s bytecode (a hooks archive's joined bytecode's),
-    or None when it carries none."""
+    """The magic number of ``archive``'s bytecode, or None when it carries none."""
     try:
         with zipfile.ZipFile(archive) as zf:
-            probe = PROBE_MEMBER if PROBE_MEMBER in zf.NameToInfo else JOINED
-            with zf.open(probe) as member:
+            with zf.open(PROBE_MEMBER) as member:
                 magic = member.read(4)
     except (OSError, KeyError, zipfile.BadZipFile):
         return None
     return magic if len(magic) == 4 else None
 
 
-def python_version_of_magic(magic: bytes) -> str | None:
-    """The Python version ("3.11") a bytecode magic number belongs to, or None."""
-    number = int.from_bytes(magic[:2], "little")
-    for first, last, version in _MAGIC_RANGES:
-        if first <= number <= last:
-            return version
-    return None
-
-
-def python_of_magic(magic: bytes) -> str:
-    """The Python a magic number belongs to, for people: "Python 3.11"."""
-    version = python_version_of_magic(magic)
-    if version:
-        return f"Python {version}"
-    return f"an unknown Python (bytecode magic number {int.from_bytes(magic[:2], 'little')})"
-
-
-# Run by an interpreter other than the one asking: isolated, without site, standard library only.
-_MAGIC_SCRIPT = "import importlib.util, sys; sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())"
-_RECOMPILE_SCRIPT = (
-    "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
-    "from lichhook.archive import recompile; recompile(Path(sys.argv[1]), Path(sys.argv[2]))"
+# Run by the interpreter asked: isolated, without site, standard library only.
+_ASK_SCRIPT = ("import importlib.util, sys; "
+               "sys.stdout.write('%d.%d %s' % (sys.version_info[0], sys.version_info[1], "
+               "importlib.util.MAGIC_NUMBER.hex()))")
+# Compiles SOURCE to COMPILED, both in the folder it runs in, with this module's source
+# as the archive holds it, imported by nothing but the standard library: the process is
+# in the same state whoever starts it, wherever the archive was (pathlib interns the
+# parts of a path, and an interned name a module also uses is marshalled differently).
+SOURCE, COMPILED = "source.pyz", "compiled.pyz"
+_COMPILE_SCRIPT = (
+    "import zipfile; from pathlib import Path; "
+    f"source = zipfile.ZipFile({SOURCE!r}).read('lichhook/archive.py'); "
+    "space = {'__name__': 'lichhook_archive'}; "
+    "exec(compile(source, 'lichhook/archive.py', 'exec', dont_inherit=True), space); "
+    f"space['recompile'](Path({SOURCE!r}), Path({COMPILED!r}))"
 )
 
 
-def interpreter_magic(python: str, timeout: float = 30) -> bytes | None:
-    """The bytecode magic number of the interpreter at ``python``, or None if it cannot
-    be run."""
+class CompileError(Exception):
+    """An interpreter could not compile an archive for itself; the message says why."""
+
+
+def running_bytecode() -> Bytecode:
+    """The running Python's version and magic number."""
+    return Bytecode("%d.%d" % sys.version_info[:2], importlib.util.MAGIC_NUMBER)
+
+
+def interpreter_bytecode(python: str, timeout: float = 30) -> Bytecode | None:
+    """The version and magic number of the interpreter at ``python``, as it answers them,
+    or None if it cannot be run."""
     try:
-        done = subprocess.run([python, "-I", "-S", "-c", _MAGIC_SCRIPT], stdout=subprocess.PIPE,
+        done = subprocess.run([python, "-I", "-S", "-c", _ASK_SCRIPT], stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, timeout=timeout, check=False)
-        return bytes.fromhex(done.stdout.decode("ascii")) if done.returncode == 0 else None
+        version, magic = done.stdout.decode("ascii").split()
+        return Bytecode(version, bytes.fromhex(magic)) if done.returncode == 0 else None
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return None
 
 
-def recompile_command(python: str, archive: Path, out: Path) -> list[str]:
-    """The command that writes ``archive`` to ``out`` with bytecode for ``python``: run
-    it with the interpreter a hook will be registered with. The archive's own code does
-    the work, read from its sources when its bytecode is for another Python."""
-    return [python, "-I", "-S", "-c", _RECOMPILE_SCRIPT, str(archive), str(out)]
+def compile_for(python: str, archive: Path, timeout: float = 300) -> bytes:
+    """``archive`` with bytecode for ``python``, compiled by that Python in a process of
+    its own: the same bytes whoever asks, from any build of the same sources. The
+    process gets this environment without PYTHON* settings and with a fixed hash seed
+    (Python 3.9 and 3.10 write a set's items in the order of their hashes). Raises
+    CompileError."""
+    env = {name: value for name, value in os.environ.items() if not name.upper().startswith("PYTHON")}
+    env["PYTHONHASHSEED"] = "0"
+    with tempfile.TemporaryDirectory(prefix="lichhook-") as tmp:
+        try:
+            shutil.copyfile(archive, os.path.join(tmp, SOURCE))
+            done = subprocess.run([python, "-S", "-c", _COMPILE_SCRIPT], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, check=False)
+            if done.returncode != 0:
+                lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+                raise CompileError(f"{python} could not compile {archive} for itself: "
+                                   f"{lines[-1] if lines else f'exit status {done.returncode}'}")
+            try:
+                with open(os.path.join(tmp, COMPILED), "rb") as f:
+                    return f.read()
+            except FileNotFoundError:
+                raise CompileError(f"{python} exited without writing the archive it was asked to compile for "
+                                   "itself; is it a Python?") from None
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise CompileError(f"cannot run {python} to compile {archive} for it: {exc}") from None
 
 
-def bytecode_mismatch(archive: Path, python: str, magic: bytes | None = None) -> str | None:
+def bytecode_mismatch(archive: Path, python: str, bytecode: Bytecode | None = None) -> str | None:
     """Why ``python`` cannot use ``archive``'s bytecode, as a sentence with the fix; None
-    when it can (or when ``archive`` carries no bytecode to match). ``magic``: that
+    when it can (or when ``archive`` carries no bytecode to match). ``bytecode``: that
     Python's own, when already known."""
     theirs = bytecode_magic(archive)
     if theirs is None:
         return None
-    mine = magic or interpreter_magic(python)
+    mine = bytecode or interpreter_bytecode(python)
     if mine is None:
         return f"{python} cannot be run to check that it matches the bytecode in {archive}"
-    if mine == theirs:
+    if mine.magic == theirs:
         return None
-    return (f"{archive} carries bytecode for {python_of_magic(theirs)}, but its hooks run "
-            f"{python} ({python_of_magic(mine)}), which compiles every module from source on "
-            f"every run; install again with that interpreter to recompile the archive for it")
+    return (f"{archive} carries bytecode for another Python than the one its hooks run, {python} "
+            f"(Python {mine.version}), which compiles every module from source on every run; "
+            f"install again with that interpreter to recompile the archive for it")

@@ -136,7 +136,6 @@ def entry() -> None:
         sys.exit(too_old(sys.argv[1:]))
     from lichhook import coldstart
 
-    coldstart.zipload()
     fast = short_lived(sys.argv[1:])
     coldstart.begin(fast)
     coldstart.finish(main(started=started), fast)

@@ -12,7 +12,7 @@ Like the Claude Code hooks it reads only the waits mirror (``sessions/<id>.json`
 always exits 0 and prints one JSON object: a hook must never fail or hold a turn.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
 import sys
@@ -35,7 +35,7 @@ WAITS_BUDGET = 3000
 FAILED = "lichhook SessionStart hook told the model nothing about its waits"
 
 
-def main(argv: List[str]) -> int:
+def main(argv: "List[str]") -> int:
     from lichhook.claude_code import Outcome, finish
 
     args = list(argv)
@@ -58,7 +58,7 @@ def main(argv: List[str]) -> int:
     return 0
 
 
-def run(extra: List[str], environ: Mapping[str, str]):
+def run(extra: "List[str]", environ: "Mapping[str, str]"):
     from lichhook.claude_code import Outcome, choose_folder
     from lichhook.claude_code.session_start import read_records
     from lichhook.ids import BadId, wait_session_id
@@ -85,7 +85,7 @@ def run(extra: List[str], environ: Mapping[str, str]):
     return outcome
 
 
-def context(session: str, name: Optional[str], waits: list, problems: List[str]) -> str:
+def context(session: str, name: "Optional[str]", waits: list, problems: "List[str]") -> str:
     """The text the model is given; pure."""
     from lichhook.claude_code.commands import clean
 

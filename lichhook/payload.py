@@ -52,10 +52,7 @@ def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: 
     if sys.platform == "win32":
         chunks = _read_in_thread(fd, limit, deadline, found)
     else:
-        from lichhook.coldstart import read_until  # the select loop below, without importing select
-
-        read = read_until(fd, limit, deadline, lambda chunks: _whole_object(chunks, found))
-        chunks = read if read is not None else _read_with_select(fd, limit, deadline, found)
+        chunks = _read_with_select(fd, limit, deadline, found)
     data = b"".join(chunks)
     if len(data) > limit:
         raise PayloadError(f"stdin is larger than {limit} bytes")
@@ -143,17 +140,17 @@ def parse_payload(raw: bytes) -> "Payload":
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PayloadError(f"stdin is not UTF-8 (byte {exc.start})") from None
-    from lichhook.coldstart import fastjson  # json's own parser, without json's 3 ms of imports
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     try:
         try:
-            value = fastjson.loads(text)
+            value = json.loads(text)
         except ValueError:
             # The one refusal of valid JSON: an integer longer than int() takes. Tried
             # only after a failure, so the usual payload does not pay for the import.
             from lichhook.jsonint import json_int
 
-            value = fastjson.loads(text, parse_int=json_int)
+            value = json.loads(text, parse_int=json_int)
     except ValueError as exc:  # JSONDecodeError
         raise PayloadError(f"stdin is not JSON: {exc}") from None
     except RecursionError:

@@ -64,10 +64,10 @@ def last(environ: "Mapping[str, str]") -> "Optional[str]":
         raw = os.read(fd, MAX_BYTES)
     finally:
         os.close(fd)
-    from lichhook.coldstart import fastjson
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     try:
-        record = fastjson.loads(raw.decode("utf-8"))
+        record = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     if not isinstance(record, dict) or record.get("session") != session_id:
@@ -84,10 +84,10 @@ def remember(environ: "Mapping[str, str]", title: str) -> bool:
     where = folder(environ)
     if not usable_folder(where):
         return False
-    from lichhook.coldstart import fastjson
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
     from lichhook.diskio import write_atomic
 
-    data = fastjson.dumps({"session": session_id, "title": title}).encode("utf-8", "surrogatepass")
+    data = json.dumps({"session": session_id, "title": title}).encode("utf-8", "surrogatepass")
     write_atomic(os.path.join(where, key(session_id) + _SUFFIX), data)
     _prune(where)
     return True

@@ -13,12 +13,12 @@ from testkit.constants import ROOT
 def installed_copy(home: Path, python: str = sys.executable) -> Path:
     """Where ``install`` run by ``python`` puts its copy of the complete archive (what the
     MCP server runs), in ``home``'s data folder on Linux: ``.local/share/lichhook/py3.X/lichhook.pyz``."""
-    from lichhook.archive import interpreter_magic
+    from lichhook.archive import interpreter_bytecode
     from lichhook.install.stable import ARCHIVE_NAME, version_folder
 
-    magic = interpreter_magic(python)
-    assert magic is not None, f"{python} cannot be run"
-    return home / ".local" / "share" / "lichhook" / version_folder(magic) / ARCHIVE_NAME
+    bytecode = interpreter_bytecode(python)
+    assert bytecode is not None, f"{python} cannot be run"
+    return home / ".local" / "share" / "lichhook" / version_folder(bytecode) / ARCHIVE_NAME
 
 
 def installed_hooks(home: Path, python: str = sys.executable) -> Path:

@@ -86,7 +86,7 @@ def test_modules_load_from_pyc_in_any_time_zone(pyz, tz):
 
 def other_pythons() -> list:
     found = []
-    for version in ("3.9", "3.10", "3.12", "3.13"):
+    for version in ("3.9", "3.10", "3.12", "3.13", "3.14", "3.15"):
         candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python{version}"))
         candidates += [p for p in [shutil.which(f"python{version}")] if p]
         for exe in candidates:
@@ -151,11 +151,14 @@ def test_a_wheel_with_the_wrong_hash_is_refused(fp, tmp_path):
 from lichhook import archive  # noqa: E402
 
 
-def test_recompiling_with_the_building_python_gives_the_archive_back(pyz, tmp_path):
-    # In a new process, as the build ran: marshal's output depends on what else the
-    # process holds (which strings are shared), so only like processes give like bytes.
-    again = tmp_path / "again.pyz"
-    subprocess.run(archive.recompile_command(sys.executable, pyz, again), check=True)
+def compiled_for(python: str, source: Path, out: Path) -> Path:
+    """``source`` compiled for ``python`` as install and the build compile it."""
+    out.write_bytes(archive.compile_for(python, source))
+    return out
+
+
+def test_compiling_with_the_building_python_gives_the_archive_back(pyz, tmp_path):
+    again = compiled_for(sys.executable, pyz, tmp_path / "again.pyz")
     assert sha256(again) == sha256(pyz)
     assert archive.bytecode_magic(again) == archive.bytecode_magic(pyz)
 
@@ -164,14 +167,17 @@ def test_the_archive_says_which_python_its_bytecode_is_for(pyz, tmp_path):
     import importlib.util
 
     assert archive.bytecode_magic(pyz) == importlib.util.MAGIC_NUMBER
-    assert archive.python_of_magic(importlib.util.MAGIC_NUMBER) == "Python {}.{}".format(*sys.version_info[:2])
-    assert archive.python_of_magic((3495).to_bytes(2, "little") + b"\r\n") == "Python 3.11"
-    assert "unknown Python" in archive.python_of_magic((9999).to_bytes(2, "little") + b"\r\n")
+    mine = archive.Bytecode("{}.{}".format(*sys.version_info[:2]), importlib.util.MAGIC_NUMBER)
+    assert archive.running_bytecode() == archive.interpreter_bytecode(sys.executable) == mine
     assert archive.bytecode_mismatch(pyz, sys.executable) is None
+    other = archive.Bytecode("3.99", (3999).to_bytes(2, "little") + b"\r\n")  # as a newer Python would answer
+    problem = archive.bytecode_mismatch(pyz, "/opt/py/bin/python3", other)
+    assert problem and "(Python 3.99)" in problem and "install again" in problem
     (tmp_path / "plain.zip").write_bytes(b"not a zip")
     assert archive.bytecode_magic(tmp_path / "plain.zip") is None
     problem = archive.bytecode_mismatch(pyz, str(tmp_path / "no-python"))
     assert problem and "cannot be run" in problem
+    assert archive.interpreter_bytecode(str(tmp_path / "no-python")) is None
 
 
 @pytest.mark.skipif(not other_pythons(), reason="no other Python version installed here")
@@ -184,10 +190,9 @@ def test_recompiled_for_another_python_its_modules_load_from_bytecode(pyz, tmp_p
     before = json.loads(subprocess.run([python, "-c", PROBE, str(pyz)], capture_output=True, check=True).stdout)
     assert all(f.endswith(".py") for f in before.values()), before  # compiled from source at every run
 
-    out = tmp_path / "for-other.pyz"
-    subprocess.run(archive.recompile_command(python, pyz, out), check=True, capture_output=True)
+    out = compiled_for(python, pyz, tmp_path / "for-other.pyz")
     assert archive.bytecode_mismatch(out, python) is None
-    assert archive.python_of_magic(archive.bytecode_magic(out)) == f"Python {theirs}"
+    assert archive.interpreter_bytecode(python) == archive.Bytecode(theirs, archive.bytecode_magic(out))
     after = json.loads(subprocess.run([python, "-c", PROBE, str(out)], capture_output=True, check=True).stdout)
     assert all(f.endswith(".pyc") and str(out) in f for f in after.values()), after
     with zipfile.ZipFile(pyz) as a, zipfile.ZipFile(out) as b:
@@ -196,9 +201,32 @@ def test_recompiled_for_another_python_its_modules_load_from_bytecode(pyz, tmp_p
     assert out.read_bytes().startswith(b"#!/usr/bin/env python3\n")
 
 
-def test_recompiling_keeps_the_archives_own_member_times(pyz, tmp_path, monkeypatch):
+ASK = ("import sys; sys.path.insert(0, sys.argv[1]); from lichhook.install.stable import prepared_for; "
+       "from lichhook.hotset import hooks_archive; copy = prepared_for(sys.argv[2], sys.argv[3]); "
+       "sys.stdout.buffer.write(b'%012d' % len(copy) + copy + hooks_archive(copy))")
+
+
+@pytest.mark.parametrize("python", [sys.executable] + other_pythons())
+def test_each_pythons_copy_is_the_same_whoever_installs_it_from_whichever_build(pyz, tmp_path, python):
+    # install run by this Python or another, from this build or one whose bytecode is
+    # another Python's: the copy for ``python`` and its hooks archive, byte for byte.
+    askers = [sys.executable] + [p for p in other_pythons() if p != python][:1]
+    elsewhere = [p for p in other_pythons() if p != python][:1] or [sys.executable]
+    sources = [pyz, compiled_for(elsewhere[0], pyz, tmp_path / "built-elsewhere.pyz")]
+    answers = {subprocess.run([asker, "-I", "-c", ASK, str(pyz), python, str(source)], capture_output=True,
+                              check=True, timeout=300).stdout
+               for asker in askers for source in sources}
+    assert len(answers) == 1
+    answer = answers.pop()
+    size = int(answer[:12])
+    copy, hooks = answer[12:12 + size], answer[12 + size:]
+    assert archive.members(copy)[1].keys() > archive.members(hooks)[1].keys()
+    assert archive.bytecode_of(archive.members(copy)[1]) == archive.interpreter_bytecode(python).magic
+
+
+def test_compiling_keeps_the_archives_own_member_times(pyz, tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    out = archive.recompile(pyz, tmp_path / "again.pyz")
+    out = compiled_for(sys.executable, pyz, tmp_path / "again.pyz")
     with zipfile.ZipFile(pyz) as a, zipfile.ZipFile(out) as b:
         assert {i.date_time for i in b.infolist()} == {i.date_time for i in a.infolist()} == {archive.FIXED_TIME}
 
@@ -231,9 +259,7 @@ def test_a_checkout_with_crlf_line_ends_builds_the_same_members(tmp_path):
                 copy.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
     crlf = build_zipapp.source_members(tmp_path)
     assert b"\r\n" in (tmp_path / "lichhook" / "cli.py").read_bytes()
-    assert crlf == build_zipapp.source_members(ROOT)
-    compiled = build_zipapp.with_bytecode(crlf)
-    assert compiled == build_zipapp.with_bytecode(build_zipapp.source_members(ROOT))
+    assert crlf == build_zipapp.source_members(ROOT)  # so the archive, compiled from these, is too
 
 
 def test_gitattributes_checks_every_text_file_out_with_lf():

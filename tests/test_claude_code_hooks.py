@@ -530,7 +530,7 @@ def test_hot_path_imports_stay_lean(pyz, base_env, waits, which):
     assert f"lichhook.claude_code.{which.replace('-', '_')}" in imported
     # The folder is read through the hooks' side of the module that owns it, and nothing of the ops.
     assert "lichhook.waits.view" in imported
-    # json and re too: lichhook.coldstart.fastjson drives json's C parser without importing either.
+    # json and re too: lichhook.coldstart.quickjson reads and writes plain JSON without them.
     for heavy in ("json", "re", "typing", "argparse", "subprocess", "sqlite3", "platformdirs", "pluggy",
                   "logging", "datetime", "lichhook.waits.rules", "lichhook.waits.api", "lichhook.waits.lock", "lichhook.waits.folder",
                   "threading", "ctypes", "http.client", "urllib.request"):

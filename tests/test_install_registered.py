@@ -80,19 +80,18 @@ def claude_commands(home: Path) -> dict:
 def test_install_gives_the_python_it_registers_a_copy_compiled_for_it(run, home, base_env, standin, python):
     out = ok(run("install", "claude", python=python)).stdout.decode()
     copy = installed_copy(home, python)
-    magic = archive.interpreter_magic(python)
-    assert bytecode(copy) == magic != archive.bytecode_magic(run.pyz)
-    assert f"with bytecode for {archive.python_of_magic(magic)}" in out
+    asked = archive.interpreter_bytecode(python)
+    assert asked is not None and bytecode(copy) == asked.magic != archive.bytecode_magic(run.pyz)
+    assert f"with bytecode for Python {asked.version}" in out and copy.parent.name == f"py{asked.version}"
     command = claude_commands(home)["report"]
     assert shlex.split(command)[:4] == [python, *FLAGS, str(installed_hooks(home, python))]
-    assert archive.bytecode_of(archive.read_archive(installed_hooks(home, python))[1]) == magic
+    assert archive.bytecode_of(archive.read_archive(installed_hooks(home, python))[1]) == asked.magic
     done = subprocess.run(["sh", "-c", command], input=b'{"session_id": "s-compiled"}',
                           env=dict(base_env, **lich_env(standin)), capture_output=True, timeout=30)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert standin.wait_for(1, timeout=10)[0].accepted["provider_session_id"] == "s-compiled"
 
-    # Python 3.9 and 3.10 compile to bytes that vary from run to run; a second install
-    # must still leave the copy, and every config, as they are.
+    # A second install leaves the copy, and every config, as they are.
     before = snapshot(home)
     out = ok(run("install", "claude", python=python)).stdout.decode()
     assert snapshot(home) == before
@@ -120,7 +119,7 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     ok(run("install", "codex", python=other))
     mine, theirs = installed_copy(home), installed_copy(home, other)
     assert mine != theirs and bytecode(mine) != bytecode(theirs)
-    assert bytecode(theirs) == archive.interpreter_magic(other)
+    assert bytecode(theirs) == archive.interpreter_bytecode(other).magic
     assert f" {installed_hooks(home)} " in claude_commands(home)["stop"]
     codex = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert shlex.split(codex) == [other, *FLAGS, str(installed_hooks(home, other)), "codex"]
@@ -140,10 +139,10 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     out = doctor.stdout.decode()
     fix = f"Fix: {other} {run.pyz} install codex"
     assert f"problem: codex: SessionStart in {home / '.codex' / 'hooks.json'}: {installed_hooks(home, other)} " \
-           f"carries bytecode for " \
-           f"{archive.python_of_magic(bytecode(mine))}, but its hooks run {other}" in out and fix in out
+           f"carries bytecode for another Python than the one its hooks run, {other} " \
+           f"(Python {archive.interpreter_bytecode(other).version})" in out and fix in out
     ok(run("install", "codex", python=other))
-    assert bytecode(theirs) == archive.interpreter_magic(other)
+    assert bytecode(theirs) == archive.interpreter_bytecode(other).magic
     doctor_finds_nothing_but_trust(run)
 
     out = ok(run("uninstall", "codex")).stdout.decode()
@@ -166,7 +165,7 @@ def test_a_new_lichhook_is_given_to_every_python_that_runs_one(run, home, tmp_pa
     assert f"archive: updated {theirs}, which claude runs with {other}, compiled by it" in out
     refreshed = archive.read_archive(theirs)[1]
     assert refreshed["lichhook/NEWS.txt"] == b"a newer lichhook\n"
-    assert archive.bytecode_of(refreshed) == archive.interpreter_magic(other)
+    assert archive.bytecode_of(refreshed) == archive.interpreter_bytecode(other).magic
     assert archive.read_archive(installed_copy(home))[1]["lichhook/NEWS.txt"] == b"a newer lichhook\n"
 
 
@@ -414,10 +413,11 @@ def test_every_copy_is_recognised_and_nothing_else():
     for word in ("/elsewhere/lichhook.pyz", f"{data}/py3/lichhook.pyz", f"{data}/pyx.y/lichhook.pyz",
                  f"{data}/other.pyz", f"{data}/py3.12/sub/lichhook.pyz", f"{data}/py3.12", f"{data}/py.12/lichhook.pyz"):
         assert t.archive_of(word) is None, word
-    assert [stable.version_folder((n).to_bytes(2, "little") + b"\r\n") for n in (3425, 3495, 3571, 3999)] == \
-        ["py3.9", "py3.11", "py3.13", "magic3999"]
-    assert all(stable.is_version_folder(stable.version_folder((n).to_bytes(2, "little") + b"\r\n"))
-               for n in range(3400, 4000))
+    # The folder is named by the version the interpreter gives (3.15 and later too); the
+    # magic<number> folders of an earlier release are still lichhook's.
+    assert [stable.version_folder(archive.Bytecode(v, b"\0\0\r\n")) for v in ("3.9", "3.13", "3.15")] == \
+        ["py3.9", "py3.13", "py3.15"]
+    assert all(stable.is_version_folder(name) for name in ("py3.9", "py3.15", "py4.0", "magic3666"))
 
     shorts = {"C:\\Users\\Jo Smith": "C:\\Users\\JOSMIT~1"}
     w = Target("C:\\Python312\\python.exe", "C:\\Users\\Jo Smith\\AppData\\Local\\lichhook\\py3.12\\lichhook.pyz",

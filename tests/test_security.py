@@ -419,7 +419,7 @@ def test_the_default_waits_folder_is_private(pyz, base_env, home):
 
 SHADOWS = ["lichhook.py", "json.py", "pluggy.py", "sitecustomize.py", "usercustomize.py", "adapters.py",
            "platformdirs.py", "select.py", "_socket.py", "fcntl.py", "selectors.py", "typing.py",
-           "importlib_metadata.py", "__main__.py", "store.py", "mirror.py", "fastjson.py"]
+           "importlib_metadata.py", "__main__.py", "store.py", "mirror.py"]
 
 
 def plant(folder: Path, markers: Path, where: str) -> None:

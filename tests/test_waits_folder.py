@@ -559,26 +559,25 @@ def test_the_layout_is_spelt_once_and_the_folder_module_takes_it_from_the_hooks_
 
 
 def test_what_the_ops_write_the_hooks_read_back_as_it_was():
-    from lichhook.coldstart import fastjson
     from lichhook.waits import folder, view
 
     waits = [{"id": "w1", "what": "CI run for PR 212", "family": "ci.build", "created": "2026-11-30T04:33:16Z",
               "watched": None, "said": {"at": "2026-11-30T04:40:02Z", "note": "told"}},
              {"id": "w2", "what": "r\u00e9ply", "family": None, "created": "2026-11-30T04:34:00Z",
               "watched": {"at": "2026-11-30T04:35:00Z", "note": None}, "said": None}]
-    doc = fastjson.loads(folder.encode(folder.session_doc("s-1", "rev@node", waits, "2026-11-30T05:00:00Z")).decode())
+    doc = json.loads(folder.encode(folder.session_doc("s-1", "rev@node", waits, "2026-11-30T05:00:00Z")).decode())
     own = view.parse_session(doc, "s-1", "sessions/s-1.json")
     assert own.name == "rev@node"
     assert [(w.id, w.what, w.family, w.created, w.watched, w.said, w.holds_turn) for w in own.waits] == [
         ("w1", "CI run for PR 212", "ci.build", "2026-11-30T04:33:16Z", False, True, False),
         ("w2", "r\u00e9ply", None, "2026-11-30T04:34:00Z", True, False, False)]
-    empty = view.parse_session(fastjson.loads(folder.encode(folder.session_doc("s-2", None, [], "t")).decode()),
+    empty = view.parse_session(json.loads(folder.encode(folder.session_doc("s-2", None, [], "t")).decode()),
                                "s-2", "sessions/s-2.json")
     assert (empty.name, empty.waits) == (None, [])
     state = {"format": 1, "names": {
         "rev@node": {"session": "s-1", "since": "t", "next": 3, "waits": waits, "displaced": []},
         "idle@node": {"session": "s-3", "since": "t", "next": 1, "waits": [], "displaced": []}}}
-    names, skipped = view.parse_index(fastjson.loads(folder.encode(folder.index_doc("node", folder.index_entries(state), "t")).decode()),
+    names, skipped = view.parse_index(json.loads(folder.encode(folder.index_doc("node", folder.index_entries(state), "t")).decode()),
                                       "index.json")
     assert skipped == 0 and [(n.name, n.session, n.open) for n in names] == [("rev@node", "s-1", 2)]
 

@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lichhook.coldstart.spans import loads_with_spans
 from lichhook.waits import folder as folder_module
 from lichhook.waits.api import run_op
 from lichhook.waits.rules import Refused, apply
@@ -57,9 +56,9 @@ def run_ops(state: dict, sequence: list) -> set:
 def test_the_store_written_is_the_one_json_writes(first, then):
     state = folder_module.empty_state()
     run_ops(state, first)
-    text = json.dumps(state, **COMPACT)
-    loaded, spans = loads_with_spans(text, "names")
-    assert loaded == state and spans is not None
+    text, spans = folder_module.store_text(state)
+    assert text == json.dumps(state, **COMPACT) and spans is not None
+    loaded = json.loads(text)
     changed = run_ops(loaded, then)
     written, where = folder_module.store_text(loaded, (text, spans), changed)
     assert written == json.dumps(loaded, **COMPACT)
@@ -74,9 +73,9 @@ def test_a_store_spelt_otherwise_is_written_with_the_same_content(first, then, i
     state = folder_module.empty_state()
     run_ops(state, first)
     text = json.dumps(state, indent=indent, ensure_ascii=True)  # as a hand or another tool might
-    loaded, spans = loads_with_spans(text, "names")
+    loaded = json.loads(text)
     changed = run_ops(loaded, then)
-    written, where = folder_module.store_text(loaded, (text, spans), changed)
+    written, where = folder_module.store_text(loaded, None, changed)
     assert json.loads(written) == loaded
     assert {name: json.loads(written[start:end]) for name, (_, start, end) in where.items()} == loaded["names"]
     assert {name: json.loads("{" + written[member:end] + "}")[name] for name, (member, _, end) in where.items()} \
@@ -110,22 +109,22 @@ def waits(env) -> Path:
 
 def mirrors_read(monkeypatch, env: dict, *op: str, **kw: str) -> list:
     """The mirror files an op read, in order, and "store" where it parsed the whole store."""
-    from lichhook.coldstart import spans
-
     seen: list = []
-    real_read, real_loads = folder_module.Dir.read, spans.loads_with_spans
+    real_read, real_loads = folder_module.Dir.read, folder_module.json.loads
 
     def read_file(self, name, limit=None):  # type: ignore[no-untyped-def]
         if self.path.endswith("sessions") or name == "index.json":
             seen.append(name)
         return real_read(self, name, limit)
 
-    def load_whole(text, key):  # type: ignore[no-untyped-def]
-        seen.append("store")
-        return real_loads(text, key)
+    def load_whole(text, **kw):  # type: ignore[no-untyped-def]
+        value = real_loads(text, **kw)
+        if isinstance(value, dict) and list(value) == ["format", "names"]:
+            seen.append("store")
+        return value
 
     monkeypatch.setattr(folder_module.Dir, "read", read_file)
-    monkeypatch.setattr(spans, "loads_with_spans", load_whole)
+    monkeypatch.setattr(folder_module.json, "loads", load_whole)
     answer = run_op(op[0], by=op[1], session=op[2], environ=env, **kw)
     monkeypatch.undo()
     assert answer["ok"], answer

@@ -95,10 +95,10 @@ def ai_title(transcript_path: object) -> "Optional[str]":
 def _json_line(line: "Optional[bytes]") -> object:
     if not line:
         return None
-    from lichhook.coldstart import fastjson
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     try:
-        return fastjson.loads(line.decode("utf-8"))
+        return json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
 

@@ -90,11 +90,11 @@ def title_of(payload: "Mapping[str, Any]") -> "Optional[str]":
 def first_user_message(rollout: object) -> "Optional[str]":
     """The text of the first user message in the rollout (read at most 1 MiB from its start)."""
     from lichhook import transcripts
-    from lichhook.coldstart import fastjson
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     for line in transcripts.lines_with(rollout, _USER_MARKERS):
         try:
-            record = fastjson.loads(line.decode("utf-8"))
+            record = json.loads(line.decode("utf-8"))
         except (ValueError, RecursionError):
             continue
         payload = record.get("payload") if isinstance(record, dict) else None

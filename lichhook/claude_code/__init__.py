@@ -108,7 +108,7 @@ def finish(outcome: "Outcome") -> None:
         out["systemMessage"] = text
     if not out:
         return
-    from lichhook.coldstart import fastjson as json  # json's own C parser, without 3 ms of imports
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     # ASCII only: a Windows console code page cannot garble or refuse it.
     line = json.dumps(out, ensure_ascii=True) + "\n"

@@ -13,7 +13,7 @@ from lichhook.install import files, harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners, become_home_owner
-from lichhook.archive import python_of_magic
+from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
 from lichhook.install.target import Target, current_python
 
 TYPE_CHECKING = False
@@ -200,9 +200,9 @@ def _install(argv: List[str]) -> int:
 
 def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> int:
     """Install with the complete archive at ``source`` (``shown`` names it to the user)."""
-    magic = stable.running_magic()
-    dest = stable.archive_for(magic)
-    target = Target(current_python(), stable.hooks_for(magic))
+    bytecode = running_bytecode()
+    dest = stable.archive_for(bytecode)
+    target = Target(current_python(), stable.hooks_for(bytecode))
     unsafe = stable.folder_problem(dest)
     if unsafe:
         sys.stderr.write(f"lichhook install: the hooks would run {target.archive}, which another user could "
@@ -212,8 +212,8 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     plans, skipped = _plan(chosen, target, "install")
     skipped = blocked + skipped
     out = sys.stdout
-    copy = bool(plans) and not stable.up_to_date(dest, source, magic)
-    compiled = f"with bytecode for {python_of_magic(magic)}, and its hooks archive {target.archive}"
+    copy = bool(plans) and not stable.up_to_date(dest, source, bytecode.magic)
+    compiled = f"with bytecode for Python {bytecode.version}, and its hooks archive {target.archive}"
     if args.dry_run:
         if plans:
             out.write(f"archive: would copy {shown} to {dest}, {compiled}\n" if copy
@@ -351,7 +351,7 @@ def _uninstall(argv: List[str]) -> int:
     env = Env()
     act_as_home_owner(env, "uninstall")
     chosen = _choose(parser, args, env, detected_only=False)
-    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
+    target = Target(current_python(), stable.hooks_for(running_bytecode()))
     plans, skipped = _plan(chosen, target, "uninstall")
     out = sys.stdout
     if args.dry_run:
@@ -419,15 +419,14 @@ def _tend_copies(env: Env, target: Target, out, source: Optional[str] = None,
                       f"archive: could not remove {copy} ({problem}); delete it by hand.\n")
 
 
-def _too_old(python: str, magic: Optional[bytes], source: str) -> Optional[str]:
+def _too_old(python: str, bytecode: Optional[Bytecode], source: str) -> Optional[str]:
     """Why ``python`` cannot run the archive ``source`` (a distribution in it needs a newer
     Python: an archive assembled from a newer Python's installed packages), or None."""
     import zipfile
 
-    from lichhook.archive import python_version_of_magic
     from lichhook.install.assemble import oldest_python
 
-    version = python_version_of_magic(magic) if magic else None
+    version = bytecode.version if bytecode else None
     try:
         with open(source, "rb") as f:
             needs = oldest_python(f.read())
@@ -446,8 +445,6 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
     compiled by the Python they run it with."""
     import os
 
-    from lichhook.archive import interpreter_magic
-
     names = ", ".join(dict.fromkeys(name for name, _ in runs))
     pythons = [f.python for _, f in runs if f.python and os.path.isabs(f.python) and os.path.isfile(f.python)]
     if not pythons:
@@ -462,10 +459,10 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
         out.write(f"archive: left {copy} as it is: {names} runs it with {python}, which root does not run "
                   f"({refused}); run install {names.split(', ')[0]} again with a Python only root can change\n")
         return
-    magic = interpreter_magic(python)
-    if magic is not None and stable.up_to_date(copy, source, magic):
+    bytecode = interpreter_bytecode(python)
+    if bytecode is not None and stable.up_to_date(copy, source, bytecode.magic):
         return
-    too_old = _too_old(python, magic, source)
+    too_old = _too_old(python, bytecode, source)
     if too_old:
         out.write(f"archive: left {copy} as it is: {too_old}, and {names} run it with {python}; run install "
                   f"{names.split(', ')[0]} with that Python from the release archive (lichhook.pyz), or "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
+from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
 from lichhook.install import harnesses, stable
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
@@ -49,21 +50,20 @@ def _install_hint(name: str, python: Optional[str] = None) -> str:
 
 
 class Magics:
-    """Each interpreter's bytecode magic number, asked once per doctor run (each answer
-    starts that interpreter)."""
+    """Each interpreter's version and bytecode magic number, asked once per doctor run
+    (each answer starts that interpreter)."""
 
     def __init__(self) -> None:
-        self.known: Dict[str, Optional[bytes]] = {}
+        self.known: Dict[str, Optional[Bytecode]] = {}
 
-    def of(self, python: str) -> Optional[bytes]:
+    def of(self, python: str) -> Optional[Bytecode]:
         if python not in self.known:
-            from lichhook.archive import interpreter_magic
             from lichhook.install.ownership import run_problem
 
             if python == current_python():
-                self.known[python] = stable.running_magic()
+                self.known[python] = running_bytecode()
             else:  # as root, never a Python another user could change (it is not run)
-                self.known[python] = None if run_problem(python) else interpreter_magic(python)
+                self.known[python] = None if run_problem(python) else interpreter_bytecode(python)
         return self.known[python]
 
 
@@ -100,8 +100,8 @@ def main(argv: List[str]) -> int:
 
 
 def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> int:
-    archive = stable.archive_for(stable.running_magic())
-    target = Target(current_python(), stable.hooks_for(stable.running_magic()))
+    archive = stable.archive_for(running_bytecode())
+    target = Target(current_python(), stable.hooks_for(running_bytecode()))
     problems: list = []
     magics = Magics()
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 import os
 import sys
 
+from lichhook.archive import Bytecode
 from lichhook.coldstart import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.coldstart import HOOKS_ARCHIVE as HOOKS_NAME
+from lichhook.hotset import hooks_archive
 from lichhook.install import files
 from lichhook.install.jsonmerge import ConfigError
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 
     from lichhook.install.ownership import Owners
 
-_UNKNOWN_PREFIX = "magic"
+_UNKNOWN_PREFIX = "magic"  # magic3600/: an earlier release's folder for a Python it did not know
 
 
 def data_dir() -> str:
@@ -38,13 +40,9 @@ def data_dir() -> str:
     return user_data_dir()
 
 
-def version_folder(magic: bytes) -> str:
-    """The folder of the copy for the Python of ``magic``: ``py3.12``, or ``magic3600``
-    for a bytecode this release does not know."""
-    from lichhook.archive import python_version_of_magic
-
-    version = python_version_of_magic(magic)
-    return f"py{version}" if version else f"{_UNKNOWN_PREFIX}{int.from_bytes(magic[:2], 'little')}"
+def version_folder(bytecode: Bytecode) -> str:
+    """The folder of the copy for the Python of ``bytecode``: ``py3.12``."""
+    return f"py{bytecode.version}"
 
 
 def is_version_folder(name: str) -> bool:
@@ -58,20 +56,14 @@ def is_version_folder(name: str) -> bool:
     return name.startswith(_UNKNOWN_PREFIX) and number(name[len(_UNKNOWN_PREFIX):])
 
 
-def running_magic() -> bytes:
-    import importlib.util
-
-    return importlib.util.MAGIC_NUMBER
-
-
-def archive_for(magic: bytes, root: Optional[str] = None) -> str:
-    """The complete archive of the copy for the Python of ``magic``."""
-    return os.path.join(root or data_dir(), version_folder(magic), ARCHIVE_NAME)
+def archive_for(bytecode: Bytecode, root: Optional[str] = None) -> str:
+    """The complete archive of the copy for the Python of ``bytecode``."""
+    return os.path.join(root or data_dir(), version_folder(bytecode), ARCHIVE_NAME)
 
 
-def hooks_for(magic: bytes, root: Optional[str] = None) -> str:
-    """The hooks archive of the copy for the Python of ``magic``: what its hooks run."""
-    return os.path.join(root or data_dir(), version_folder(magic), HOOKS_NAME)
+def hooks_for(bytecode: Bytecode, root: Optional[str] = None) -> str:
+    """The hooks archive of the copy for the Python of ``bytecode``: what its hooks run."""
+    return os.path.join(root or data_dir(), version_folder(bytecode), HOOKS_NAME)
 
 
 def hooks_beside(complete: str) -> Optional[str]:
@@ -114,7 +106,7 @@ def up_to_date(copy: str, source: str, magic: bytes) -> bool:
     bytecode for the Python of ``magic``, with its hooks archive beside it."""
     from pathlib import Path
 
-    from lichhook.archive import hooks_archive, serves
+    from lichhook.archive import serves
 
     if copy_problem(copy):
         return False  # written again: a new file of the user's own, closed to others
@@ -161,8 +153,6 @@ def folder_problem(dest: str) -> Optional[str]:
 def pair_mismatch(copy: str) -> Optional[str]:
     """None when the hooks archive beside ``copy`` was made from it (or either is absent),
     else what is wrong: a hook would run one release and reach into another."""
-    from lichhook.archive import hooks_archive
-
     hooks = hooks_beside(copy)
     if hooks is None or not (os.path.isfile(copy) and os.path.isfile(hooks)):
         return None
@@ -177,47 +167,22 @@ def pair_mismatch(copy: str) -> Optional[str]:
 
 
 def prepared(source: str) -> bytes:
-    """``source`` with bytecode for the running Python: as it is when it has that already,
-    else recompiled here (``install`` runs with the Python it registers)."""
-    from pathlib import Path
-
-    from lichhook.archive import bytecode_of, read_archive, recompiled
-
-    try:
-        with open(source, "rb") as f:
-            data = f.read()
-        if bytecode_of(read_archive(Path(source))[1]) == running_magic():
-            return data
-        return recompiled(Path(source))
-    except (OSError, ValueError, SyntaxError) as exc:
-        raise ConfigError(f"cannot prepare {source} for this Python: {exc}; build the archive again "
-                          "(python3 build_zipapp.py) and run install from it.")
+    """``source`` with bytecode for the running Python, compiled as any other Python's
+    copy is (``prepared_for``), so the copy is the same whoever installs it."""
+    return prepared_for(sys.executable, source)
 
 
 def prepared_for(python: str, source: str) -> bytes:
-    """``source`` with bytecode for another ``python``, compiled by that Python (its own
-    bytecode is the only kind it reads)."""
-    import subprocess
-    import tempfile
+    """``source`` with bytecode for ``python``, compiled by that Python in a process of
+    its own (``lichhook.archive.compile_for``): the same bytes whoever asks."""
     from pathlib import Path
 
-    from lichhook.archive import recompile_command
+    from lichhook.archive import CompileError, compile_for
 
-    with tempfile.TemporaryDirectory(prefix="lichhook-") as tmp:
-        out = Path(tmp) / ARCHIVE_NAME
-        try:
-            done = subprocess.run(recompile_command(python, Path(source), out), cwd=tmp, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ConfigError(f"cannot run {python} to compile the archive for it: {exc}")
-        if done.returncode != 0:
-            why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-            raise ConfigError(f"{python} could not compile the archive for itself: {why[0]}")
-        try:
-            return out.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"{python} exited without writing the archive it was asked to compile for itself "
-                              f"({exc.strerror or exc}); is it a Python?")
+    try:
+        return compile_for(python, Path(source))
+    except CompileError as exc:
+        raise ConfigError(f"{exc}; build the archive again (python3 build_zipapp.py) and run install from it.")
 
 
 def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> None:
@@ -227,8 +192,6 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
     for anything it lacks, so an old one beside a new one (or the reverse) is a copy that
     belongs to no release. The files belong to the user whose home they are in
     (``owners``), even when root writes them."""
-    from lichhook.archive import hooks_archive
-
     hooks = hooks_beside(dest)
     # The hooks archive first: it is the one a running hook holds open, and when it cannot
     # be replaced nothing has changed yet.

@@ -87,7 +87,7 @@ def main(argv: list) -> int:
     from lichhook.waits.api import run_op
 
     answer = run_op(op, **options)
-    from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
+    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     _write(sys.stdout, json.dumps(answer) + "\n")
     return 0 if answer.get("ok") else 1

@@ -43,7 +43,7 @@ ignores case.
 
 import os
 
-from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, temporary_target
 from lichhook.waits.view import (  # noqa: F401 - the hooks' side, part of this module's interface
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MAX_SMALL_FILE,
@@ -151,7 +151,7 @@ def _fold_sessions(state: dict) -> set:
 def store_text(state: dict, loaded: "Optional[Tuple[str, dict]]" = None,
                changed: "Iterable[str]" = ()) -> "Tuple[str, Optional[dict]]":
     """``store.json``'s text for ``state`` (compact JSON, UTF-8 as it is), and where each
-    entry is spelt in it (``coldstart.spans``: name -> where the name starts, where the
+    entry is spelt in it (name -> where the name starts, where the
     entry starts, where it ends), None when the state holds more than the format and the
     names. ``loaded`` is the text the state was loaded from and where each entry is spelt
     there: the entries of names not in ``changed`` are copied from it as they are, those
@@ -398,14 +398,12 @@ class WaitsFolder(FolderView):
             loaded = self._load_in_line(text, identity, left, node, name, session)
             if loaded is not None:
                 return loaded
-        from lichhook.coldstart.spans import loads_with_spans
-
         try:
             if text is None:
                 raise ValueError
-            state, spans = loads_with_spans(text, "names")
+            state = json.loads(text)
         except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
-            state = spans = None
+            state = None
             problem: "str | None" = "it is not valid JSON (empty, truncated or overwritten)"
         else:
             problem = store_format_problem(state)
@@ -413,6 +411,10 @@ class WaitsFolder(FolderView):
             raise StoreUnusable(
                 f"the waits store {path} is corrupt: {problem}; move it aside to start with no waits "
                 "(the files in sessions/ still list the last known waits), or restore it from a backup")
+        # Where each entry is spelt: as store_text spells it, when the text is spelt so.
+        again, spans = store_text(state)  # type: ignore[arg-type]
+        if again != text:
+            spans = None
         folded = _fold_sessions(state)  # type: ignore[arg-type]
         if spans is not None:
             spans = {entry: span for entry, span in spans.items() if entry not in folded}
@@ -665,7 +667,7 @@ def _summary(block: str) -> "Optional[dict]":
 class _Loaded:
     """The store as an op loaded it: ``state`` (what the rules change), its ``identity``
     (``_identity``), the ``text`` it was read from and where each entry is spelt there
-    (``spans``: name -> (member, start, end), as ``coldstart.spans`` gives them; None
+    (``spans``: name -> (member, start, end), as ``store_text`` gives them; None
     when unknown). Loaded in line (``load``):
     ``counts`` holds the open waits of the names whose entries hold their ``session``
     alone, and ``ids`` the identities of the index and the mirrors."""

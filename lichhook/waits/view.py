@@ -23,7 +23,7 @@ module reads equal to what ``folder`` writes.
 import os
 import sys
 
-from lichhook.coldstart import fastjson as json  # json's own C codec, without 3 ms of imports
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, temporary_target
 
 # The layout (drawn in lichhook.waits.folder's docstring).
