@@ -134,7 +134,9 @@ def through_the_archive(python: str, version: str) -> str:
             raise Failed(f"{version}: doctor ran {len(live)} of Claude Code's 11 registrations or found a problem:\n"
                          + out[-2000:])
         run([python, str(pyz), "uninstall", "claude"], f"{version}: uninstall claude", env=env, cwd=work)
-        left = (home / ".claude" / "settings.json").read_text(encoding="utf-8")
+        # install created settings.json, so uninstall removes it; anything left must not name lichhook.
+        settings_file = home / ".claude" / "settings.json"
+        left = settings_file.read_text(encoding="utf-8") if settings_file.exists() else ""
         if "lichhook" in left:
             raise Failed(f"{version}: uninstall left lichhook in settings.json: {left[:300]}")
     return "demo, install, a registered hook reported, doctor ran 11 registrations, uninstall"
@@ -172,6 +174,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except Failed as exc:
             failed.append(version)
             print(f"matrix: FAILED {exc}", flush=True)
+        except Exception as exc:  # a check that broke is a failure of that Python, and the others still run
+            failed.append(version)
+            print(f"matrix: FAILED {version}: {type(exc).__name__}: {exc}", flush=True)
         else:
             passed.append(version)
         print(f"matrix: {version}: {time.monotonic() - start:.0f} s", flush=True)
