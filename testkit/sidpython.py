@@ -42,7 +42,7 @@ SKIP = frozenset({"libc-gconv-modules-extra", "libdebian-installer4", "libnewt0.
 WHEELS = ("python3-pip-whl", "python3-setuptools-whl")
 STAMP = "stamp"
 # Raised whenever build() changes what it makes, so the stamp of an older build no longer matches.
-RECIPE = 3
+RECIPE = 4
 TIMEOUT = 600
 
 
@@ -88,6 +88,18 @@ def _run(argv: Sequence[str], what: str, cwd: Optional[Path] = None) -> str:
     return done.stdout
 
 
+def host_release() -> str:
+    """The host's Debian codename ("bookworm"), or "" when it does not say."""
+    try:
+        text = Path("/etc/os-release").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    for line in text.splitlines():
+        if line.startswith("VERSION_CODENAME="):
+            return line.split("=", 1)[1].strip().strip('"')
+    return ""
+
+
 class Apt:
     """apt-get and apt-cache with sid's lists in a folder of their own."""
 
@@ -99,7 +111,11 @@ class Apt:
             sub.mkdir(parents=True, exist_ok=True)
         if not KEYRING.is_file():
             raise Missing(f"{KEYRING} is missing: install Debian's debian-archive-keyring package")
-        (etc / "sources.list").write_text(f"deb [signed-by={KEYRING}] {MIRROR} sid main\n", encoding="utf-8")
+        # sid for the interpreters; the host's own release for patchelf, which must run on the host.
+        lines = [f"deb [signed-by={KEYRING}] {MIRROR} sid main\n"]
+        if host_release():
+            lines.append(f"deb [signed-by={KEYRING}] {MIRROR} {host_release()} main\n")
+        (etc / "sources.list").write_text("".join(lines), encoding="utf-8")
         self.options = [
             "-o", f"Dir::Etc::SourceList={etc / 'sources.list'}",
             "-o", f"Dir::Etc::SourceParts={etc / 'sources.list.d'}",
@@ -113,7 +129,8 @@ class Apt:
         _run(["apt-get", *self.options, "-qq", "update"], "apt-get update for Debian sid")
 
     def has_lists(self) -> bool:
-        return any(p.name.endswith("_Packages") for p in (self.state / "lists").iterdir())
+        names = [p.name for p in (self.state / "lists").iterdir() if "_Packages" in p.name]
+        return all(any(f"_dists_{release}_" in n for n in names) for release in ("sid", host_release()) if release)
 
     def depends(self, names: Sequence[str]) -> List[str]:
         out = _run(["apt-cache", *self.options, "depends", "--recurse", "--no-recommends", "--no-suggests",
@@ -122,12 +139,19 @@ class Apt:
         return sorted({line.strip() for line in out.splitlines() if line and not line[0].isspace()
                        and not line.startswith("<")})
 
-    def version(self, name: str) -> str:
-        out = _run(["apt-cache", *self.options, "show", "--no-all-versions", name], f"apt-cache show {name}")
+    def candidates(self, names: Sequence[str]) -> Dict[str, str]:
+        """name -> the version apt would take, for those of ``names`` the lists hold (one call)."""
+        out = _run(["apt-cache", *self.options, "policy", *names], "apt-cache policy")
+        found: Dict[str, str] = {}
+        name = ""
         for line in out.splitlines():
-            if line.startswith("Version:"):
-                return line.split(":", 1)[1].strip()
-        raise Missing(f"Debian sid has no package {name}")
+            if line and not line[0].isspace() and line.endswith(":"):
+                name = line[:-1]
+            elif line.strip().startswith("Candidate:") and name:
+                version = line.split(":", 1)[1].strip()
+                if version != "(none)":
+                    found[name] = version
+        return found
 
     def download(self, names: Sequence[str], into: Path) -> None:
         _run(["apt-get", *self.options, "-qq", "download", *names], "apt-get download from Debian sid", cwd=into)
@@ -136,25 +160,23 @@ class Apt:
 def wanted(apt: Apt, versions: Sequence[str] = VERSIONS) -> Dict[str, str]:
     """package -> sid's version, for every package the interpreters need."""
     top = [name.format(v=v) for v in versions for name in PER_VERSION]
-    missing = [name for name in top if not _known(apt, name)]
+    known = apt.candidates(top)
+    missing = [name for name in top if name not in known]
     if missing:
         raise Missing("Debian sid has no package " + ", ".join(missing)
                       + ": set LICHHOOK_SID_VERSIONS to the Pythons sid still builds, or run with --refresh")
     names = [n for n in apt.depends(top) if n.startswith(FOLLOW_PREFIXES) and n not in SKIP]
     names += [w for w in WHEELS if w not in names]
-    return {name: apt.version(name) for name in sorted(set(names))}
-
-
-def _known(apt: Apt, name: str) -> bool:
-    try:
-        apt.version(name)
-    except Missing:
-        return False
-    return True
+    found = apt.candidates(sorted(set(names)))
+    lacking = sorted(set(names) - set(found))
+    if lacking:
+        raise Missing("Debian sid has no package " + ", ".join(lacking))
+    return found
 
 
 def _patchelf(work: Path) -> Path:
-    """patchelf from the host's own apt (it runs on the host's C library), unpacked, not installed."""
+    """patchelf of the host's own Debian release (it runs on the host's C library), through
+    the same private lists, unpacked, not installed."""
     found = shutil.which("patchelf")
     if found:
         return Path(found)
@@ -164,8 +186,10 @@ def _patchelf(work: Path) -> Path:
         return tool
     debs = work / "patchelf-deb"
     debs.mkdir(parents=True, exist_ok=True)
-    _run(["apt-get", "-qq", "download", "patchelf"], "apt-get download patchelf (the host's own lists; "
-         "run apt-get update once first)", cwd=debs)
+    release = host_release()
+    if not release:
+        raise Missing("patchelf is not installed and /etc/os-release names no Debian release: apt-get install patchelf")
+    Apt(work / "apt").download([f"patchelf/{release}"], debs)
     for deb in debs.glob("patchelf_*.deb"):
         _run(["dpkg-deb", "-x", str(deb), str(unpacked)], f"dpkg-deb -x {deb.name}")
     if not tool.is_file():
