@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from lichhook.adapter import SUBCOMMANDS, provider_id_ok, verdict_of
 from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
 from lichhook import coldstart
-from lichhook.coldstart import fastjson, joined, spans
+from lichhook.coldstart import fastjson, joined
 from lichhook.jsonint import json_int
 
 QUICK = settings(max_examples=200, deadline=None)
@@ -214,35 +214,6 @@ def test_loads_is_json_loads(text):
 @given(texts)
 def test_loads_with_parse_int_is_json_loads_with_it(text):
     assert outcome(fastjson.loads, text, parse_int=json_int) == outcome(json.loads, text, parse_int=json_int)
-
-
-def spans_hold(text: str, key: str) -> bool:
-    """Each span loads_with_spans gives spells exactly its member's value."""
-    value, where = spans.loads_with_spans(text, key)
-    if where is None:
-        return True
-    members = value[key]  # type: ignore[index]
-    return set(where) == set(members) and all(
-        canonical(json.loads(text[start:end])) == canonical(members[name])
-        and canonical(json.loads("{" + text[member:end] + "}")) == canonical({name: members[name]})
-        for name, (member, start, end) in where.items())
-
-
-objects_with_members = st.tuples(
-    st.dictionaries(st.sampled_from(["format", "names", "x", "n\u00e4mes"]),
-                    json_values | st.dictionaries(st.text(max_size=8), json_values, max_size=5), max_size=4),
-    st.sampled_from([None, (",", ":"), (", ", ": ")]), st.sampled_from([None, 0, 2]), st.booleans(),
-    st.sampled_from(["", " ", "\n\t"]),
-).map(lambda t: t[4] + json.dumps(t[0], separators=t[1], indent=t[2], ensure_ascii=t[3]) + t[4])
-
-
-@QUICK
-@given(texts | objects_with_members | st.just('{"names": {"a": 1}, "names": [2]}')
-       | st.just('{"names": {"a": 1, "a": {"b": 2}}}'))
-def test_loads_with_spans_is_json_loads_and_its_spans_spell_each_member(text):
-    assert outcome(lambda t: spans.loads_with_spans(t, "names")[0], text) == outcome(json.loads, text)
-    if outcome(json.loads, text)[0] == "value":
-        assert spans_hold(text, "names")
 
 
 @pytest.mark.parametrize("text", ["", "  ", "[1,", '{"a":1} x', "\ufeff{}", "NaN", "-Infinity", '"\x01"',
@@ -441,7 +412,7 @@ NO_FUTURE += [f"lichhook.adapters.{module}" for module in BUILTIN.values()]
 NO_FUTURE_WAITS = ["lichhook.claude_code", "lichhook.claude_code.commands", "lichhook.claude_code.session_start",
                    "lichhook.claude_code.stop", "lichhook.selfcmd", "lichhook.diskio", "lichhook.waits.api",
                    "lichhook.waits.cli", "lichhook.waits.fields", "lichhook.waits.folder", "lichhook.waits.lock",
-                   "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view", "lichhook.coldstart.spans"]
+                   "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"]
 
 
 def type_checking_names(module) -> dict:
@@ -646,7 +617,7 @@ AFTER_TOOL = STATE | {"lichhook.contracts.session_touched", "lichhook.contracts.
 CLAUDE_CODE = CORE | {"_json", "lichhook.claude_code", "lichhook.claude_code.commands",
                       "lichhook.waits", "lichhook.waits.view", "lichhook.coldstart.fastjson", "lichhook.diskio",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
-WAIT = CORE | {"_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.coldstart.spans", "lichhook.diskio", "lichhook.ids",
+WAIT = CORE | {"_json", "fcntl", "lichhook.coldstart.fastjson", "lichhook.diskio", "lichhook.ids",
                "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.folder",
                "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"}
 ALLOWED = {
