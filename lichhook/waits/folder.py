@@ -414,12 +414,12 @@ class WaitsFolder(FolderView):
     def lock(self, timeout: float = LOCK_TIMEOUT) -> "_Held":
         return _Held(self, timeout)
 
+
 def _unlink_quietly(folder: "Dir", name: str) -> None:
     try:
         folder.unlink(name)
     except OSError:
         pass
-
 
 
 # ---- the lock ---------------------------------------------------------------------------------
