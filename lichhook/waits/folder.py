@@ -54,7 +54,7 @@ from lichhook.waits.view import (  # noqa: F401 - the hooks' side, part of this 
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Tuple
+    from typing import Callable, Iterable, Optional, Tuple
 
     from lichhook.waits.lock import Turn
 
@@ -283,7 +283,7 @@ class WaitsFolder(FolderView):
         self.root.unlink(DIRTY)
 
     def mirrors_suspect(self) -> bool:
-        """Whether every mirror must be checked, not just those of the sessions holding names.
+        """Whether every mirror must be checked, not just those of the sessions an op concerns.
 
         True after an op was cut short (``store.dirty``), and when there is no store but
         there are session mirrors: the store was moved aside (as a corrupt store's refusal
@@ -295,8 +295,6 @@ class WaitsFolder(FolderView):
             return False
         sessions = self._sub(SESSIONS, create=False)
         return sessions is not None and any(_mirror_stem(n) for n in sessions.names())
-
-    # -- the store --
 
     # -- the store --
 
@@ -354,32 +352,43 @@ class WaitsFolder(FolderView):
 
     # -- the mirrors --
 
-    def _ensure(self, folder: "Dir", name: str, doc: dict, keys: tuple) -> None:
-        """Rewrite ``name`` with ``doc`` unless it already says the same in ``keys``."""
+    def _ensure(self, folder: "Dir", name: str, doc: dict, keys: tuple) -> bool:
+        """Rewrite ``name`` with ``doc`` unless it already says the same in ``keys``;
+        whether it was rewritten."""
         try:
             current = _json_or_none(folder.read(name))
         except OSError:
             current = None  # missing, unreadable or not a file: replaced below
         if isinstance(current, dict) and all(k in current and current[k] == doc[k] for k in keys):
-            return
+            return False
         folder.write_atomic(name, encode(doc))
+        return True
 
-    def sync(self, state: dict, node: "str | None", now: str, also: tuple = (), full: bool = False) -> None:
-        """Bring the mirrors in line with ``state``.
+    def index_in_line(self, listed: dict) -> bool:
+        """Whether ``index.json`` says what ``listed`` (an ``index_doc``) says. The index
+        names every name with open waits, its holder and how many, so one that disagrees
+        with the store as loaded is the sign that the store or the mirrors were changed
+        behind the ops' back (restored, edited, or a write a power cut undid)."""
+        current = _read_json(self.root, INDEX)
+        return isinstance(current, dict) and all(current.get(k) == listed[k] for k in _INDEX_KEYS)
 
-        Read, and rewritten if they disagree, every time: the index and the file of every
-        session holding a name, and the sessions in ``also`` (those that just lost their
-        name). So a mirror changed, replaced or removed behind the ops' back, or whose
-        rename a power cut undid, is mended by the next op. With ``full`` (after an op was
-        cut short, or with the store gone), every mirror in ``sessions/`` is read and
-        leftover temporaries of files written under the lock go.
+    def sync(self, state: dict, node: "str | None", now: str, concerned: "Iterable[str]" = (),
+             full: bool = False, index_said: "Optional[list]" = None) -> bool:
+        """Bring the mirrors in line with ``state``; whether a file in ``sessions/`` was
+        written.
+
+        Read, and rewritten if they disagree: the mirrors of the ``concerned`` sessions
+        (the op's own, and any whose name the op changed); written: the mirror of any
+        session holding a name that has none; and with ``full`` (after an op was cut
+        short, with the store gone, or with an index out of line) every mirror in
+        ``sessions/`` is read, and leftover temporaries of files written under the lock go.
+        The index is written when what it lists differs from ``index_said`` (what the
+        op found it listing, in line with the store; None: read it and compare).
         """
         sessions = self._sub(SESSIONS, create=True)
         assert sessions is not None
         bound = bound_sessions(state)
-        targets = dict.fromkeys(bound)
-        for sid in also:
-            targets.setdefault(sid, None)
+        targets = dict.fromkeys(concerned)
         if full:
             for entry in self.root.names():
                 if temporary_target(entry) in _LOCKED_TOP_FILES:
@@ -393,11 +402,22 @@ class WaitsFolder(FolderView):
                 sid = _mirror_stem(entry)
                 if sid:
                     targets.setdefault(sid, None)
+            targets.update(dict.fromkeys(bound))
+        else:
+            # A mirror missing is found by one listing, without reading the others.
+            present = set(sessions.names())
+            targets.update((sid, None) for sid in bound if sid + MIRROR_SUFFIX not in present)
+        written = False
         for sid in targets:
             name = bound.get(sid)
             doc = session_doc(sid, name, state["names"][name]["waits"] if name else [], now)
-            self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS)
-        self._ensure(self.root, INDEX, index_doc(node, state, now), _INDEX_KEYS)
+            written = self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS) or written
+        index = index_doc(node, state, now)
+        if index_said is None:
+            self._ensure(self.root, INDEX, index, _INDEX_KEYS)
+        elif index["names"] != index_said:
+            self.root.write_atomic(INDEX, encode(index))
+        return written
 
     def clean_stops(self) -> None:
         """Remove temporaries a Stop hook left in ``stops/`` when it was cut short. A
@@ -534,11 +554,17 @@ def for_op(path: str) -> "WaitsFolder":
 
 
 def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: "Optional[str]",
-                now: str) -> "Tuple[dict, Optional[str]]":
+                now: str, sessions: "Iterable[str]" = ()) -> "Tuple[dict, Optional[str]]":
     """Run one op on the waits folder at ``path``: take the lock, load the whole store,
     apply ``change`` (which returns ``(result, changed)``, or raises ``rules.Refused``
     having changed nothing), save the whole store if it changed, bring the mirrors in
     line, release.
+
+    ``sessions``: the sessions the op acts for. ``change`` may change only the entries of
+    names these hold after it (the rules change the op's name, held by its session, and
+    the name that session let go); the mirrors checked are theirs and those of sessions
+    whose name changed, and every mirror when the index or ``store.dirty`` shows the folder
+    out of line (``sync``).
 
     Returns ``(result, warning)``: ``warning`` is set when the op was saved but a mirror
     could not be written (the next op retries). Raises Refused, FolderRefused, OSError.
@@ -551,14 +577,16 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
     with for_op(path) as folder, folder.lock():
         folder._sub(SESSIONS, create=True)  # refused now, not after the store is saved
         state = folder.open_store()
-        full = folder.mirrors_suspect()
-        before = set(bound_sessions(state))
+        said = index_doc(node, state, now)
+        in_line = folder.index_in_line(said)
+        full = not in_line or folder.mirrors_suspect()
+        before = bound_sessions(state)
         try:
             result, changed = change(state)
         except Refused:
             if full:
                 try:  # the mirrors must not wait for a successful op
-                    folder.sync(state, node, now, full=True)
+                    folder.sync(state, node, now, full=True, index_said=said["names"] if in_line else None)
                     folder.clear_dirty()
                 except OSError:
                     pass  # the refusal is the answer; the next op tries again
@@ -569,12 +597,17 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
                 folder.mark_dirty()
                 folder.save_store(state)
                 saved = True
-            # Sessions that just lost their name keep a mirror that must be emptied.
-            also = tuple(sorted(before - set(bound_sessions(state))))
-            folder.sync(state, node, now, also=also, full=full)
+            after = bound_sessions(state)
+            # A session that lost its name keeps a mirror that must be emptied.
+            moved = [sid for sid in {**before, **after} if before.get(sid) != after.get(sid)]
+            written = folder.sync(state, node, now, concerned=[*sessions, *sorted(moved)], full=full,
+                                  index_said=said["names"] if in_line else None)
             if saved:
-                # The store's rename on disk before the op answers. The mirrors' renames
-                # need not be: the next op reads them all and mends any a power cut undid.
+                # Before store.dirty goes: the renames of the store and the index, and of
+                # the mirrors this op wrote, on disk. A power cut before that leaves the
+                # mark, and the next op checks every mirror.
+                if written:
+                    folder._sub(SESSIONS, create=False).sync()  # type: ignore[union-attr]
                 folder.root.sync()
             if changed or full:
                 folder.clear_dirty()
