@@ -237,10 +237,12 @@ def test_loads_deep_nesting_raises_like_json():
 
 @QUICK
 @given(json_values | st.dictionaries(st.integers() | st.booleans() | st.none(), json_values, max_size=3),
-       st.sampled_from([None, (", ", ": "), (",", ":")]), st.booleans(), st.sampled_from([None, None, 0, 2, 4]))
-def test_dumps_is_json_dumps(value, separators, ensure_ascii, indent):
-    assert fastjson.dumps(value, separators=separators, ensure_ascii=ensure_ascii, indent=indent) == json.dumps(
-        value, separators=separators, ensure_ascii=ensure_ascii, indent=indent)
+       st.sampled_from([None, (", ", ": "), (",", ":")]), st.booleans(), st.sampled_from([None, None, 0, 2, 4]),
+       st.booleans())
+def test_dumps_is_json_dumps(value, separators, ensure_ascii, indent, check_circular):
+    assert fastjson.dumps(value, separators=separators, ensure_ascii=ensure_ascii, indent=indent,
+                          check_circular=check_circular) == json.dumps(
+        value, separators=separators, ensure_ascii=ensure_ascii, indent=indent, check_circular=check_circular)
 
 
 @pytest.mark.parametrize("value", [{"a": object()}, {(1,): 2}, [1, {1, 2}]])

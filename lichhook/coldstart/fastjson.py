@@ -71,8 +71,9 @@ def _refuse(obj: object) -> object:
 
 
 def dumps(obj: object, *, separators: "tuple[str, str] | None" = None, ensure_ascii: bool = True,
-          indent: "int | None" = None) -> str:
-    """``json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)``."""
+          indent: "int | None" = None, check_circular: bool = True) -> str:
+    """``json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent,
+    check_circular=check_circular)``."""
     if _c_make_scanner is not None:
         try:
             if isinstance(obj, str):
@@ -80,8 +81,8 @@ def dumps(obj: object, *, separators: "tuple[str, str] | None" = None, ensure_as
             encode_str = _c_encode_ascii if ensure_ascii else _c_encode_str
             if indent is None:
                 item_separator, key_separator = separators if separators is not None else (", ", ": ")
-                encode = _c_make_encoder({}, _refuse, encode_str, None, key_separator, item_separator,
-                                         False, False, True)
+                encode = _c_make_encoder({} if check_circular else None, _refuse, encode_str, None,
+                                         key_separator, item_separator, False, False, True)
                 return "".join(encode(obj, 0))
             if type(indent) is int and indent >= 0:
                 # json's C encoder does not indent (before 3.13), so this is json's
@@ -94,7 +95,8 @@ def dumps(obj: object, *, separators: "tuple[str, str] | None" = None, ensure_as
             pass
     import json
 
-    return json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent)
+    return json.dumps(obj, separators=separators, ensure_ascii=ensure_ascii, indent=indent,
+                      check_circular=check_circular)
 
 
 class _NotPlain(Exception):
