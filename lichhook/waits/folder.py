@@ -615,18 +615,18 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
                 folder.mark_dirty()
                 folder.save_store(state)
                 saved = True
+                # The store's rename (with the mark, made before it in the same folder) on
+                # disk before the op answers, and before any mirror shows the change.
+                folder.root.sync()
             after = bound_sessions(state)
             # A session that lost its name keeps a mirror that must be emptied.
             moved = [sid for sid in {**before, **after} if before.get(sid) != after.get(sid)]
             written = folder.sync(state, node, now, concerned=[*sessions, *sorted(moved)], full=full,
                                   index_said=said["names"] if in_line else None)
-            if saved:
-                # Before store.dirty goes: the renames of the store and the index, and of
-                # the mirrors this op wrote, on disk. A power cut before that leaves the
-                # mark, and the next op checks every mirror.
-                if written:
-                    folder._sub(SESSIONS, create=False).sync()  # type: ignore[union-attr]
-                folder.root.sync()
+            if saved and written:
+                # The mirrors' renames on disk before the mark goes: a power cut before
+                # that leaves the mark, and the next op checks every mirror.
+                folder._sub(SESSIONS, create=False).sync()  # type: ignore[union-attr]
             if changed or full:
                 folder.clear_dirty()
             folder.clean_stops()
