@@ -92,12 +92,16 @@ def files_read(monkeypatch, env: dict, *op: str, **kw: str) -> list:
     return sorted(seen)
 
 
-def test_an_op_reads_the_store_the_index_and_the_mirrors_of_the_sessions_it_concerns(monkeypatch, env, waits):
-    own = ["index.json", "s1.json", "store.json"]
-    assert files_read(monkeypatch, env, "list", "rev", "s1") == own
-    assert files_read(monkeypatch, env, "add", "rev", "s1", what="more") == own
-    # s2 loses its name to s4: both mirrors change.
-    assert files_read(monkeypatch, env, "adopt", "ci", "s4") == ["index.json", "s2.json", "s4.json", "store.json"]
+def test_an_op_reads_the_store_the_index_and_the_mirror_of_its_session(monkeypatch, env, waits):
+    assert files_read(monkeypatch, env, "list", "rev", "s1") == ["index.json", "s1.json", "store.json"]
+    # An op that changes the store rewrites the mirrors it changes without reading them:
+    # its session's, and (adopt) the one of the session that lost the name.
+    mirrors = waits / "sessions"
+    before = {p.name: p.stat().st_ino for p in mirrors.iterdir()}  # a replaced file is a new one
+    assert files_read(monkeypatch, env, "add", "rev", "s1", what="more") == ["index.json", "store.json"]
+    assert files_read(monkeypatch, env, "adopt", "ci", "s4") == ["index.json", "store.json"]
+    after = {p.name: p.stat().st_ino for p in mirrors.iterdir()}
+    assert sorted(n for n in after if after[n] != before.get(n)) == ["s1.json", "s2.json", "s4.json"]
     assert_consistent(waits)
 
 

@@ -389,14 +389,16 @@ class WaitsFolder(FolderView):
         return isinstance(current, dict) and all(current.get(k) == listed[k] for k in _INDEX_KEYS)
 
     def sync(self, state: dict, node: "str | None", now: str, concerned: "Iterable[str]" = (),
-             full: bool = False, index_said: "Optional[list]" = None) -> bool:
+             full: bool = False, index_said: "Optional[list]" = None, changed: bool = False) -> bool:
         """Bring the mirrors in line with ``state``; whether a file in ``sessions/`` was
         written.
 
         Read, and rewritten if they disagree: the mirrors of the ``concerned`` sessions
-        (the op's own, and any whose name the op changed); written: the mirror of any
-        session holding a name that has none; and with ``full`` (after an op was cut
-        short, with the store gone, or with an index out of line) every mirror in
+        (the op's own, and any whose name the op changed), written without being read
+        when the op ``changed`` the store (which changes what each of them shows);
+        written: the mirror of any session holding a name that has none; and with
+        ``full`` (after an op was cut short, with the store gone, or with an index out of
+        line) every mirror in
         ``sessions/`` is read, and leftover temporaries of files written under the lock go.
         The index is written when what it lists differs from ``index_said`` (what the
         op found it listing, in line with the store; None: read it and compare).
@@ -424,10 +426,15 @@ class WaitsFolder(FolderView):
             present = set(sessions.names())
             targets.update((sid, None) for sid in bound if sid + MIRROR_SUFFIX not in present)
         written = False
+        fresh = set(concerned) if changed else ()
         for sid in targets:
             name = bound.get(sid)
             doc = session_doc(sid, name, state["names"][name]["waits"] if name else [], now)
-            written = self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS) or written
+            if sid in fresh:
+                sessions.write_atomic(sid + MIRROR_SUFFIX, encode(doc))
+                written = True
+            else:
+                written = self._ensure(sessions, sid + MIRROR_SUFFIX, doc, _SESSION_KEYS) or written
         # The index is not flushed before its rename: one that a power cut leaves empty or
         # old is out of line, and the next op checks every mirror and writes it again.
         index = index_doc(node, state, now)
@@ -622,7 +629,7 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
             # A session that lost its name keeps a mirror that must be emptied.
             moved = [sid for sid in {**before, **after} if before.get(sid) != after.get(sid)]
             written = folder.sync(state, node, now, concerned=[*sessions, *sorted(moved)], full=full,
-                                  index_said=said["names"] if in_line else None)
+                                  index_said=said["names"] if in_line else None, changed=changed)
             if saved and written:
                 # The mirrors' renames on disk before the mark goes: a power cut before
                 # that leaves the mark, and the next op checks every mirror.
