@@ -30,9 +30,9 @@ Rules every access keeps:
   the marker). Any other folder is refused, naming what is in it.
 - No link inside the folder is ever followed; every file is opened so that anything but a
   regular file (a FIFO, a folder, a device) is refused at once, never waited on.
-- Mirrors and counters are replaced whole (write, fsync, rename); the store only under
-  the lock, with the dirty mark around the writes, so an op cut short anywhere is
-  finished by the next one.
+- Mirrors and counters are replaced whole (write, fsync, rename; the index and the
+  counters without the fsync); the store only under the lock, with the dirty mark around
+  the writes, so an op cut short anywhere is finished by the next one.
 
 Session ids are file names here; they arrive checked and case-folded by
 ``lichhook.ids.wait_session_id``, so no two of them share a file on a file system that
