@@ -88,7 +88,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
         here = None  # the index still gets written; its node stays unknown
     try:
         result, warning = transaction(
-            folder, lambda state: apply(state, op, name, session, now, **args), here, now, name, session)
+            folder, lambda state: apply(state, op, name, session, now, **args), here, now, (session,))
     except Refused as refused:
         return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
     except FolderRefused as exc:

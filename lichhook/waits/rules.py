@@ -3,9 +3,8 @@
 The state is the plain JSON-able dict kept in ``store.json``; its shape is set out, and
 checked, in ``lichhook.waits.folder``.
 
-``apply`` either changes the state and returns the op's result and the names whose entries
-it changed, or raises ``Refused`` having changed nothing, so a refused op never needs its
-state written back.
+``apply`` either changes the state and returns the op's result, or raises ``Refused`` having
+changed nothing, so a refused op never needs its state written back.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
@@ -79,13 +78,11 @@ def apply(
     family: "str | None" = None,
     wait_id: "str | None" = None,
     note: "str | None" = None,
-) -> "Tuple[dict, Tuple[str, ...]]":
+) -> "Tuple[dict, bool]":
     """Run ``op`` for ``name`` from ``session`` at time ``now``.
 
     Returns ``(result, changed)``: the op's own fields (the caller adds ok, op, name and
-    session) and the names whose entries the op changed (none: the state is as it was),
-    so that only their sessions' mirrors need a look. Raises Refused, with the state
-    untouched.
+    session) and whether the state changed. Raises Refused, with the state untouched.
     """
     names = state["names"]
     entry = names.get(name)
@@ -164,5 +161,4 @@ def apply(
         result["claimed"] = True
     if release is not None:
         result["released"] = release
-    names_changed = (name,) if changed else ()
-    return result, names_changed + ((release,) if release is not None else ())
+    return result, changed
