@@ -22,7 +22,6 @@ being compiled, without lichhook on the path.
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import io
 import marshal
@@ -57,10 +56,6 @@ def legacy_pyc(name: str, source: bytes) -> bytes:
     """An unchecked-hash .pyc of ``source`` for this interpreter, as zipimport reads it
     beside ``name``."""
     code = compile(source, name, "exec", dont_inherit=True)
-    # marshal marks an object that has other references; the compiler's own garbage
-    # (freed whenever the collector happens to run) can hold one, so collect it first,
-    # or the same source gives different bytes from run to run (seen on 3.10).
-    gc.collect()
     data = bytearray(importlib.util.MAGIC_NUMBER)
     data += _UNCHECKED_HASH.to_bytes(4, "little")
     data += importlib.util.source_hash(source)

@@ -27,6 +27,7 @@ HOT_MODULES = (
     "lichhook.codex_waits",
     "lichhook.debug",
     "lichhook.diskio",
+    "lichhook.failures",
     "lichhook.ids",
     "lichhook.jsonint",
     "lichhook.lichenv",

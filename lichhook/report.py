@@ -146,10 +146,14 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
 
 
 def _failed(environ: "Mapping[str, str]", provider: str, event: "Optional[str]", error: "BaseException | str") -> None:
-    """Leave a trace of a failure in the state folder (lichhook.failures, imported only now)."""
-    from lichhook.failures import record
+    """Leave a trace of a failure in the state folder (lichhook.failures, imported only now);
+    a trace that cannot be left must not fail the hook either."""
+    try:
+        from lichhook.failures import record
 
-    record(environ, provider, event, error)
+        record(environ, provider, event, error)
+    except Exception:  # noqa: BLE001 - the hook's answer matters more than its trace
+        pass
 
 
 def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: Debug, deadline: float,

@@ -216,12 +216,24 @@ def test_each_pythons_copy_is_the_same_whoever_installs_it_from_whichever_build(
     answers = {subprocess.run([asker, "-I", "-c", ASK, str(pyz), python, str(source)], capture_output=True,
                               check=True, timeout=300).stdout
                for asker in askers for source in sources}
-    assert len(answers) == 1
-    answer = answers.pop()
-    size = int(answer[:12])
-    copy, hooks = answer[12:12 + size], answer[12 + size:]
+    bytecode = archive.interpreter_bytecode(python)
+    assert bytecode is not None
+    pairs = []
+    for answer in answers:
+        size = int(answer[:12])
+        pairs.append((answer[12:12 + size], answer[12 + size:]))
+    if tuple(int(part) for part in bytecode.version.split(".")) >= (3, 11):
+        assert len(answers) == 1
+    else:
+        # 3.9 and 3.10 mark a string in the bytecode as shared when anything else in the
+        # compiling process holds it, which varies from run to run: the program is the
+        # same, and install compares programs (archive.serves), never these flags.
+        assert len({archive.members(copy)[0] for copy, _ in pairs}) == 1
+        first = archive.members(pairs[0][0])[1]
+        assert all(archive.same_program(archive.members(copy)[1], first) for copy, _ in pairs)
+    copy, hooks = pairs[0]
     assert archive.members(copy)[1].keys() > archive.members(hooks)[1].keys()
-    assert archive.bytecode_of(archive.members(copy)[1]) == archive.interpreter_bytecode(python).magic
+    assert archive.bytecode_of(archive.members(copy)[1]) == bytecode.magic
 
 
 def test_compiling_keeps_the_archives_own_member_times(pyz, tmp_path, monkeypatch):

@@ -647,7 +647,8 @@ def test_a_python_that_writes_no_archive_is_named_not_a_traceback(run, home, tmp
     (old / "lichhook.pyz").write_bytes(b"an older copy")
     (old / "hooks.pyz").write_bytes(b"an older copy")
     fake = tmp_path / "python"
-    fake.write_text(f"#!/bin/sh\nif [ $# -gt 4 ]; then exit 0; fi\nexec {PY} \"$@\"\n")
+    # asked its version it answers (-I -S -c); asked to compile (-S -c) it writes nothing
+    fake.write_text(f"#!/bin/sh\nif [ \"$1\" = -S ]; then exit 0; fi\nexec {PY} \"$@\"\n")
     fake.chmod(0o755)
     crush = home / ".config" / "crush" / "crush.json"
     crush.parent.mkdir(parents=True)
