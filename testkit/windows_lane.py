@@ -294,8 +294,9 @@ class Lane:
         again = self.run("install", *HARNESSES, archive=self.pyz, flags=("-X", "utf8"))
         # (3.9 and 3.10 compile to bytes that vary between runs: the copy is compared by what doctor says)
         check(again.returncode == 0 and self.copy.read_bytes() != earlier, f"install once it was free: {again}")
-        doctor = self.run("doctor", archive=self.pyz, flags=("-X", "utf8"))
-        check("does not belong" not in doctor.stdout.decode(), f"doctor after the mend: {doctor.stdout.decode()}")
+        from lichhook.install.stable import pair_mismatch  # doctor's own check, run here
+
+        check(pair_mismatch(str(self.copy)) is None, f"after the mend: {pair_mismatch(str(self.copy))}")
 
     def uninstall(self) -> None:
         done = self.run("uninstall", "--all", archive=self.copy, flags=("-X", "utf8"))
@@ -312,7 +313,7 @@ class Lane:
     def events(self, standin) -> None:  # type: ignore[no-untyped-def]
         import test_events as te
 
-        count, late, took = 0, 0, []  # type: ignore[var-annotated]
+        count, late, flukes, took = 0, 0, 0, []  # type: ignore[var-annotated]
         work = self.wine.profile / "transcripts"
         work.mkdir(exist_ok=True)
         for harness, cases in te.EXPECTED.items():
@@ -333,6 +334,18 @@ class Lane:
                     "LICHHOOK_DEBUG": "1"})
                 took.append(time.monotonic() - began)
                 said = done.stderr.decode("utf-8", "replace")
+                if done.returncode != 0 and "Traceback" not in said and not flukes:
+                    # Seen once in many runs with the Windows Python 3.9 under wine, never twice
+                    # in a row: an exit status other than the one the process gave (wine ends a
+                    # process whose other threads still run). Said, and run once more.
+                    flukes += 1
+                    self.log(f"      {harness} {name}: exit status {done.returncode} with nothing said; running it again")
+                    shutil.rmtree(state / "titles", ignore_errors=True)
+                    before = len(standin.wait_for(len(standin.reports) + 99, timeout=1))
+                    done = self.run(harness, event, stdin=json.dumps(payload).encode(), env={
+                        "LICH_PORT": str(standin.port), "LICH_TOKEN": standin.token,
+                        "LICH_SESSION_ID": standin.session_id, "LICHHOOK_DEBUG": "1"})
+                    said = done.stderr.decode("utf-8", "replace")
                 check(done.returncode == 0 and "Traceback" not in said, f"{harness} {name}: {done}")
                 check(done.stdout == verdict.encode(), f"{harness} {name}: stdout {done.stdout!r}, not {verdict!r}")
                 got = [te.said(r) for r in standin.wait_for(before + len(expected), timeout=5)[before:]]

@@ -248,7 +248,7 @@ def _not_written(path: str, exc: OSError, undone: Optional[str]) -> str:
         # The new bytes were written beside it, so the folder is writable and the file
         # is not read-only: Windows refuses to replace a file another process has open.
         return (f"cannot replace {path}: another program has it open (a harness running a lichhook hook or "
-                f"its MCP server, or a virus scanner); close the harnesses that run lichhook, then run "
+                f"its MCP server, or a virus scanner); close the harnesses that use lichhook, then run "
                 f"install again.{left}")
     return f"cannot write {path}: {exc.strerror or exc}; {_writable_hint(path)}{left}"
 
