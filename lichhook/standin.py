@@ -175,7 +175,10 @@ class StandIn(Judge):
                     # lich (Go's net/http) would decode a chunked body; the stand-in does not.
                     return Report(501, "Transfer-Encoding is not supported by the stand-in; "
                                        "send Content-Length", None, release, b"")
-                length = content_length(self.headers.get_all("Content-Length") or [])
+                # From 3.15 a request line without a version (HTTP/0.9) gets a plain dict of no
+                # headers, not a message; as before, no headers means no body.
+                get_all = getattr(self.headers, "get_all", None)
+                length = content_length((get_all("Content-Length") if get_all else None) or [])
                 if length is None:
                     return Report(400, "Content-Length must be one decimal number", None, release, b"")
                 # lich reads at most 4 KiB (io.LimitReader) and parses that: a longer body is

@@ -85,8 +85,11 @@ def test_modules_load_from_pyc_in_any_time_zone(pyz, tz):
 
 
 def other_pythons() -> list:
+    """One interpreter of every other minor version pyenv or PATH has (never the running one's:
+    under a virtualenv the running version's own interpreter is found there too)."""
+    mine = "%d.%d" % sys.version_info[:2]
     found = []
-    for version in ("3.9", "3.10", "3.12", "3.13", "3.14", "3.15"):
+    for version in [v for v in ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15") if v != mine]:
         candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python{version}"))
         candidates += [p for p in [shutil.which(f"python{version}")] if p]
         for exe in candidates:
