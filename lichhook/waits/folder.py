@@ -388,7 +388,7 @@ class WaitsFolder(FolderView):
         current = _read_json(self.root, INDEX)
         return isinstance(current, dict) and all(current.get(k) == listed[k] for k in _INDEX_KEYS)
 
-    def sync(self, state: dict, node: "str | None", now: str, concerned: "Iterable[str]" = (),
+    def sync(self, state: dict, node: "str | None", now: str, concerned: "Tuple[str, ...]" = (),
              full: bool = False, index_said: "Optional[list]" = None, changed: bool = False) -> bool:
         """Bring the mirrors in line with ``state``; whether a file in ``sessions/`` was
         written.
@@ -398,8 +398,8 @@ class WaitsFolder(FolderView):
         when the op ``changed`` the store (which changes what each of them shows);
         written: the mirror of any session holding a name that has none; and with
         ``full`` (after an op was cut short, with the store gone, or with an index out of
-        line) every mirror in
-        ``sessions/`` is read, and leftover temporaries of files written under the lock go.
+        line) every mirror in ``sessions/`` is read, and leftover temporaries of files
+        written under the lock go.
         The index is written when what it lists differs from ``index_said`` (what the
         op found it listing, in line with the store; None: read it and compare).
         """
@@ -628,7 +628,7 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
             after = bound_sessions(state)
             # A session that lost its name keeps a mirror that must be emptied.
             moved = [sid for sid in {**before, **after} if before.get(sid) != after.get(sid)]
-            written = folder.sync(state, node, now, concerned=[*sessions, *sorted(moved)], full=full,
+            written = folder.sync(state, node, now, concerned=(*sessions, *sorted(moved)), full=full,
                                   index_said=said["names"] if in_line else None, changed=changed)
             if saved and written:
                 # The mirrors' renames on disk before the mark goes: a power cut before
