@@ -639,12 +639,7 @@ def test_a_hooks_archive_alone_still_reports(copy_folder, base_env, fault_server
     assert len(server.requests) == 1
 
 
-
 # --- the cold-start style belongs to the hot set alone -------------------------------------------
-
-# Imports that must stay inside a function for now: the module named imports this one
-# back (install's harness, target and entries form a circle over split_words).
-CYCLES = {("lichhook.install.target", "lichhook.install.harness"), ("lichhook.install.entries", "lichhook.install.harness")}
 
 
 def source_modules() -> list:
@@ -673,8 +668,6 @@ def cold_start_style(module: str, path) -> list:
             found.append(f"{module}:{node.lineno}: TYPE_CHECKING")
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for inner in ast.walk(node):
-                if isinstance(inner, ast.ImportFrom) and (module, inner.module) in CYCLES:
-                    continue
                 if isinstance(inner, (ast.Import, ast.ImportFrom)):
                     found.append(f"{module}:{inner.lineno}: an import inside {node.name}()")
             arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs + [node.args.vararg,
