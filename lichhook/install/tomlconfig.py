@@ -27,12 +27,15 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import Table
-
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.target import Target
+
+try:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import Table
+except ImportError:  # a source tree run without its packages: install stops before any TOML, naming the fix
+    tomlkit = TOMLKitError = Table = None  # type: ignore[assignment,misc]
 
 try:
     import tomllib  # type: ignore[import-not-found,unused-ignore]
