@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from typing import List, Optional, Tuple
 
-from lichhook import contracts
+from lichhook import contracts, titles
 from lichhook.adapters import BUILTIN as BUILTIN_PROVIDERS
 from lichhook.cli import WORDS
 from lichhook.debug import Debug
@@ -75,8 +75,6 @@ def main(argv: List[str]) -> int:
             if builtin and all(row[1] == "nothing sent" for row in rows):
                 failed.append(f"{adapter.provider}: nothing sent for its whole session")
             if builtin:
-                from lichhook import titles
-
                 titles.forget(env, session)
     if failed:
         print("Not every built-in report was accepted; see LICHHOOK_DEBUG=1 for why:")

@@ -13,16 +13,17 @@ Only a failure imports this module: a hook that succeeds pays nothing for it. Wr
 record never raises; a hook that cannot record its failure still exits 0.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py (this
-# module runs inside hooks, on their failure path).
+from __future__ import annotations
 
+import json
 import os
+import sys
+import time
+from typing import List, Mapping, Optional
 
 from lichhook.coldstart import user_state_dir
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Mapping, Optional
+from lichhook.diskio import read_regular
+from lichhook.titles import usable_folder
 
 NAME = "failures.jsonl"
 OLDER = "failures.1.jsonl"
@@ -32,11 +33,11 @@ MAX_FIELD = 60  # characters of a provider or event name kept
 _O_BINARY = getattr(os, "O_BINARY", 0)
 
 
-def folder(environ: "Mapping[str, str]") -> str:
+def folder(environ: Mapping[str, str]) -> str:
     return user_state_dir(environ)
 
 
-def record(environ: "Mapping[str, str]", provider: str, event: "Optional[str]", error: "BaseException | str") -> None:
+def record(environ: Mapping[str, str], provider: str, event: Optional[str], error: BaseException | str) -> None:
     """Append one failure record; never raises. ``error``: the exception caught, or a sentence."""
     try:
         _record(environ, provider, event, error)
@@ -44,13 +45,7 @@ def record(environ: "Mapping[str, str]", provider: str, event: "Optional[str]", 
         pass
 
 
-def _record(environ: "Mapping[str, str]", provider: str, event: "Optional[str]", error: "BaseException | str") -> None:
-    import json
-    import sys
-    import time
-
-    from lichhook.titles import usable_folder
-
+def _record(environ: Mapping[str, str], provider: str, event: Optional[str], error: BaseException | str) -> None:
     where = folder(environ)
     if not usable_folder(where):
         return
@@ -83,7 +78,7 @@ def _record(environ: "Mapping[str, str]", provider: str, event: "Optional[str]",
             pass
 
 
-def _raised_at(error: BaseException) -> "Optional[str]":
+def _raised_at(error: BaseException) -> Optional[str]:
     """``file:line in function`` of the innermost frame, the file's name alone."""
     tb = error.__traceback__
     if tb is None:
@@ -94,22 +89,18 @@ def _raised_at(error: BaseException) -> "Optional[str]":
     return f"{os.path.basename(code.co_filename)}:{tb.tb_lineno} in {code.co_name}"
 
 
-def recent(environ: "Mapping[str, str]", limit: int = 10) -> "List[dict]":
+def recent(environ: Mapping[str, str], limit: int = 10) -> List[dict]:
     """The newest ``limit`` records, oldest first; lines that are not records are skipped."""
-    import json
-
     where = folder(environ)
-    lines: "List[bytes]" = []
+    lines: List[bytes] = []
     for name in (OLDER, NAME):
-        from lichhook.diskio import read_regular
-
         try:
             raw = read_regular(os.path.join(where, name), limit=4 * MAX_BYTES)
         except OSError:
             raw = None
         if raw:
             lines.extend(raw.splitlines())
-    found: "List[dict]" = []
+    found: List[dict] = []
     for line in lines:
         try:
             entry = json.loads(line.decode("utf-8"))

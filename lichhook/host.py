@@ -8,7 +8,10 @@ other provider from reporting. With LICHHOOK_DEBUG=1 each skip is named on stder
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import os
+import site
 import sys
 from typing import Any, Callable, Container, Iterable, Mapping, NamedTuple
 
@@ -17,6 +20,7 @@ import pluggy
 from lichhook import builtins, hookspecs
 from lichhook.adapter import adapter_problem
 from lichhook.paths import plugin_dir, plugin_files
+from lichhook.plugin_guard import untrusted
 
 BUILTIN = "built-in"
 PLUGIN_FOLDER = "plugin folder"
@@ -42,10 +46,6 @@ def get_plugin_manager() -> pluggy.PluginManager:
 def load_plugin_folder(pm: pluggy.PluginManager, folder: str | None, debug: Callable[[str], None]) -> None:
     """Import each ``*.py`` in ``folder`` and register it; a broken file is skipped, and
     so is a file, or the whole folder, that someone else controls (lichhook.plugin_guard)."""
-    import importlib.util
-
-    from lichhook.plugin_guard import untrusted
-
     paths = plugin_files(folder) if folder else []
     if not folder or not paths:
         return
@@ -80,8 +80,6 @@ def load_plugin_folder(pm: pluggy.PluginManager, folder: str | None, debug: Call
 def load_entry_points(pm: pluggy.PluginManager, debug: Callable[[str], None]) -> None:
     """Register every ``lichhook`` entry point; unlike pluggy's loader, one that fails to
     load is skipped rather than stopping the others."""
-    import importlib.metadata
-
     add_site_packages()
     eps = importlib.metadata.entry_points()
     group = eps.select(group=hookspecs.NAME) if hasattr(eps, "select") else eps.get(hookspecs.NAME, [])
@@ -108,7 +106,6 @@ def add_site_packages() -> None:
     """
     if not sys.flags.no_site:
         return
-    import site
 
     if site.ENABLE_USER_SITE is None:  # set by site.main(): it has not run yet
         site.main()

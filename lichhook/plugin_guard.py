@@ -21,6 +21,12 @@ import os
 import stat
 import sys
 
+try:
+    import grp
+    import pwd
+except ImportError:  # Windows: no user or group database
+    grp = pwd = None  # type: ignore[assignment]
+
 
 def shield_stdout(to_stderr: bool) -> int | None:
     """Point file descriptor 1 at stderr (``to_stderr``) or devnull, and return a copy of
@@ -97,29 +103,22 @@ def _entry_problem(path: str, target: bool) -> str | None:
 def _private_group(gid: int, uid: int) -> bool:
     """True when ``gid`` is ``uid``'s own group: named after it, and no one else's."""
     try:
-        import grp
-        import pwd
-
         user = pwd.getpwuid(uid)
         group = grp.getgrgid(gid)
-    except (ImportError, KeyError):
+    except (AttributeError, KeyError):
         return False
     return user.pw_gid == gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
 
 
 def _user_name(uid: int) -> str:
     try:
-        import pwd
-
         return f"user {pwd.getpwuid(uid).pw_name}"
-    except (ImportError, KeyError):
+    except (AttributeError, KeyError):
         return f"user id {uid}"
 
 
 def _group_name(gid: int) -> str:
     try:
-        import grp
-
         return grp.getgrgid(gid).gr_name
-    except (ImportError, KeyError):
+    except (AttributeError, KeyError):
         return str(gid)

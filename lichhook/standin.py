@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import hmac
 import secrets
+import shlex
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -101,7 +102,7 @@ class StandIn(Judge):
     def environ(self) -> dict:
         return {"LICH_PORT": str(self.port), "LICH_TOKEN": self.token, "LICH_SESSION_ID": self.session_id}
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
         return self
@@ -110,7 +111,7 @@ class StandIn(Judge):
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> "StandIn":
+    def __enter__(self) -> StandIn:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -292,8 +293,6 @@ def exports(standin: StandIn) -> str:
 
 
 def _sh_quote(value: str) -> str:
-    import shlex
-
     return shlex.quote(value)
 
 

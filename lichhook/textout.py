@@ -8,6 +8,7 @@ JSON; the commands that print text for people escape what their stream cannot en
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -49,8 +50,6 @@ class _ReaderMayLeave:
                 self._leave()
 
     def _leave(self) -> None:
-        import os
-
         self._gone = True
         # What stays in the stream's buffer would fail again when the interpreter
         # flushes it at exit: point the descriptor at devnull.

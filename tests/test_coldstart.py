@@ -221,9 +221,10 @@ def test_json_int_keeps_every_digit():
 
 # Hot modules a hook imports only off its usual path (an integer longer than int() takes;
 # Windows' folder permissions), which may import __future__.
-# (contracts.inputs: named by annotations alone, never imported when a hook runs)
+# (contracts.inputs: named by annotations alone, never imported when a hook runs;
+# failures: imported only when a hook has failed)
 OFF_THE_USUAL_PATH = {"lichhook.jsonint", "lichhook.waits.winacl", "lichhook.contracts.gojson",
-                      "lichhook.contracts.release", "lichhook.contracts.inputs"}
+                      "lichhook.contracts.release", "lichhook.contracts.inputs", "lichhook.failures"}
 
 
 def hot_modules() -> list:
@@ -638,3 +639,71 @@ def test_a_hooks_archive_alone_still_reports(copy_folder, base_env, fault_server
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert len(server.requests) == 1
 
+
+# --- the cold-start style belongs to the hot set alone -------------------------------------------
+
+
+def source_modules() -> list:
+    """(module, file) for every module of lichhook and its adapters in this checkout."""
+    from testkit.constants import ROOT
+
+    found = []
+    for folder, prefix in ((ROOT / "lichhook", "lichhook"), (ROOT / "adapters", "lichhook.adapters")):
+        for path in sorted(folder.rglob("*.py")):
+            parts = [prefix, *path.relative_to(folder).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            found.append((".".join(parts), path))
+    return found
+
+
+def cold_start_style(module: str, path) -> list:
+    """Where ``path`` uses the cold-start style: an import inside a function, a
+    TYPE_CHECKING guard, an annotation spelt as a string."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "TYPE_CHECKING":
+            found.append(f"{module}:{node.lineno}: TYPE_CHECKING")
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    found.append(f"{module}:{inner.lineno}: an import inside {node.name}()")
+            arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs + [node.args.vararg,
+                                                                                         node.args.kwarg]
+            annotations = [a.annotation for a in arguments if a is not None] + [node.returns]
+        elif isinstance(node, ast.AnnAssign):
+            annotations = [node.annotation]
+        else:
+            continue
+        for annotation in annotations:
+            for part in ast.walk(annotation) if annotation is not None else ():
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    found.append(f"{module}:{part.lineno}: the annotation {part.value!r} spelt as a string")
+    return found
+
+
+def test_only_the_hot_set_is_written_in_the_cold_start_style():
+    modules = source_modules()
+    assert len(modules) > 80 and len([m for m, _ in modules if hot.is_hot(m)]) > 30
+    cold = [(module, path) for module, path in modules if not hot.is_hot(module)]
+    assert [place for module, path in cold for place in cold_start_style(module, path)] == []
+
+
+def test_the_style_check_finds_each_cold_start_habit(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(textwrap.dedent('''
+        TYPE_CHECKING = False
+        if TYPE_CHECKING:
+            from typing import List
+
+
+        def f(x: "List[int]") -> int:
+            import json
+
+            return len(json.dumps(x))
+    '''), encoding="utf-8")
+    assert sorted(place.split(": ", 1)[1] for place in cold_start_style("probe", probe)) == [
+        "TYPE_CHECKING", "TYPE_CHECKING", "an import inside f()", "the annotation 'List[int]' spelt as a string"]

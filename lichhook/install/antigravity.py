@@ -18,16 +18,12 @@ from __future__ import annotations
 
 import json
 import os
+from typing import List, Optional, Sequence
 
+from lichhook.descriptor import Registration
 from lichhook.install import entries, files, harness, jsonmerge, owned
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional, Sequence
-
-    from lichhook.descriptor import Registration
-    from lichhook.install.files import Edit
-    from lichhook.install.target import Target
+from lichhook.install.files import Edit
+from lichhook.install.target import Target
 
 TABLE = ("lichhook",)
 # The manifest's description ends with this; no one else writes it (ownership proof).

@@ -19,15 +19,11 @@ any shell (Claude Code 2.1.139 and later).
 from __future__ import annotations
 
 import os
+from typing import List, Optional, Sequence
 
-from lichhook.install import entries, files, harness
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional, Sequence
-
-    from lichhook.descriptor import Registration
-    from lichhook.install.target import Target
+from lichhook.descriptor import Registration
+from lichhook.install import entries, files, harness, pluginroute
+from lichhook.install.target import Target
 
 
 class Claude(harness.EntryHarness):
@@ -64,21 +60,15 @@ class Claude(harness.EntryHarness):
     def install(self, target: Target) -> List[files.Edit]:
         """Through the harness's plugin manager where its CLI can (pluginroute), taking
         out what an earlier lichhook wrote into the config; else into the config."""
-        from lichhook.install import pluginroute
-
         if pluginroute.route_problem(self) is None:
             pluginroute.check_can_install(self, self.replacing)
             return pluginroute.edits(self, target) + self.config_uninstall(target)
         return self.config_install(target)
 
     def after_install(self, target: Target, owners: object) -> List[str]:
-        from lichhook.install import pluginroute
-
         return pluginroute.finish_install(self, target, owners)
 
     def after_uninstall(self, target: Target) -> List[str]:
-        from lichhook.install import pluginroute
-
         return pluginroute.finish_uninstall(self)
 
     def config_install(self, target: Target) -> List[files.Edit]:
@@ -108,13 +98,9 @@ class Claude(harness.EntryHarness):
         ]
 
     def checks(self, target: Target) -> List[tuple]:
-        from lichhook.install import pluginroute
-
         return pluginroute.checks(self, target)
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        from lichhook.install import pluginroute
-
         return (harness.found_in_json(self.settings_path(), target, wanted=self.wanted(target))
                 + harness.found_in_json(self.mcp_path(), target, table=(),
                                         server=(("mcpServers",), "lichhook", harness.server_entry(target)))

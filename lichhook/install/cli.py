@@ -7,25 +7,27 @@ with the reason; the others are done, and the exit status is 1.
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+import tempfile
+import zipfile
+from typing import Dict, List, Optional
 
-from lichhook.install import files, harnesses, stable
+from lichhook.install import (
+    assemble, files, harnesses, lichplugin, madefolders, ownership, pluginroute, replace, stable)
+from lichhook.install.assemble import oldest_python
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.ownership import Owners, become_home_owner
+from lichhook.install.ownership import Owners, become_home_owner, run_problem
 from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
 from lichhook.install.target import Target, current_python
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
+from lichhook.textout import tolerant_stdio
 
 HARNESS_LIST = ", ".join(harnesses.NAMES)
 
 
 def _parser(command: str):
-    import argparse
-
     what = {"install": "register lichhook in", "uninstall": "remove lichhook's registrations from"}[command]
     parser = argparse.ArgumentParser(
         prog=f"python3 lichhook.pyz {command}",
@@ -148,8 +150,6 @@ def uninstall_main(argv: List[str]) -> int:
 
 
 def _guarded(command: str, run, argv: List[str]) -> int:
-    from lichhook.textout import tolerant_stdio
-
     tolerant_stdio()
     try:
         return run(argv)
@@ -172,10 +172,6 @@ def _install(argv: List[str]) -> int:
         return _install_archive(args, env, chosen, source, source)
     # Installed with pip or pipx (or run from a clone): the hooks still run an archive,
     # assembled from this installed lichhook (lichhook.install.assemble).
-    import os
-    import tempfile
-
-    from lichhook.install import assemble
 
     try:
         data = assemble.assembled()
@@ -222,7 +218,6 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
             for seen in replacing.get(h.name, ()):
                 out.write(f"{h.title} ({h.name}): would remove {seen.describe()} first\n")
         _show(plans, True, out)
-        from lichhook.install import pluginroute
 
         for h, _ in plans:
             for line in pluginroute.dry_run(h):
@@ -269,8 +264,6 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
 
 
 def _remember_folders(target: Target, owners: Optional[Owners]) -> None:
-    from lichhook.install import madefolders, ownership
-
     try:
         madefolders.remember(target.root, list(ownership.MADE), owners)
     except (ConfigError, OSError) as exc:
@@ -282,8 +275,6 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
     """(harnesses to plan, [(harness, [why skipped])], {name: [lich-plugin installs to
     remove first]}): a harness where lich-plugin is installed is skipped, naming the
     command that removes it, unless ``replace``; one whose record cannot be read too."""
-    from lichhook.install import lichplugin, pluginroute
-
     keep, blocked, replacing = [], [], {}
     for h in chosen:
         h.replacing = replace
@@ -307,8 +298,6 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
 def _replace(plans: list, replacing: dict, out) -> tuple:
     """Remove lich-plugin where asked, before lichhook's files are written: the plans of
     the harnesses where that worked, and the others as skipped."""
-    from lichhook.install import replace
-
     kept, failed = [], []
     for h, planned in plans:
         try:
@@ -369,7 +358,6 @@ def _uninstall(argv: List[str]) -> int:
     if skipped:
         _report_skipped("uninstall", skipped, bool(plans))
     _tend_copies(env, target, out)
-    from lichhook.install import madefolders
 
     madefolders.prune(target.root, out, _owners(env))
     return 1 if skipped or failed else 0
@@ -422,10 +410,6 @@ def _tend_copies(env: Env, target: Target, out, source: Optional[str] = None,
 def _too_old(python: str, bytecode: Optional[Bytecode], source: str) -> Optional[str]:
     """Why ``python`` cannot run the archive ``source`` (a distribution in it needs a newer
     Python: an archive assembled from a newer Python's installed packages), or None."""
-    import zipfile
-
-    from lichhook.install.assemble import oldest_python
-
     version = bytecode.version if bytecode else None
     try:
         with open(source, "rb") as f:
@@ -443,8 +427,6 @@ def _too_old(python: str, bytecode: Optional[Bytecode], source: str) -> Optional
 def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) -> None:
     """Bring ``copy``, which other registrations run, to the lichhook just installed,
     compiled by the Python they run it with."""
-    import os
-
     names = ", ".join(dict.fromkeys(name for name, _ in runs))
     pythons = [f.python for _, f in runs if f.python and os.path.isabs(f.python) and os.path.isfile(f.python)]
     if not pythons:
@@ -452,7 +434,6 @@ def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) 
                   f"run install {names.split(', ')[0]} again with a working Python\n")
         return
     python = pythons[0]
-    from lichhook.install.ownership import run_problem
 
     refused = run_problem(python)
     if refused:

@@ -14,16 +14,13 @@
 
 from __future__ import annotations
 
+import json
 import os
+from typing import Dict, List, Optional, Sequence
 
-from lichhook.install import codextrust, entries, files, harness, jsonmerge, quoting, tomlconfig
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence
-
-    from lichhook.descriptor import Registration
-    from lichhook.install.target import Target
+from lichhook.descriptor import Registration
+from lichhook.install import codextrust, entries, files, harness, jsonmerge, pluginroute, quoting, tomlconfig
+from lichhook.install.target import Target
 
 TRUST_FIX = ("start codex; when it says \"Hooks need review\", choose \"Trust all and continue\" (or review "
              "them with /hooks and press t on each). Trusting is your decision: lichhook never does it for you")
@@ -70,21 +67,15 @@ class Codex(harness.EntryHarness):
     def install(self, target: Target) -> List[files.Edit]:
         """Through the harness's plugin manager where its CLI can (pluginroute), taking
         out what an earlier lichhook wrote into the config; else into the config."""
-        from lichhook.install import pluginroute
-
         if pluginroute.route_problem(self) is None:
             pluginroute.check_can_install(self, self.replacing)
             return pluginroute.edits(self, target) + self.config_uninstall(target)
         return self.config_install(target)
 
     def after_install(self, target: Target, owners: object) -> List[str]:
-        from lichhook.install import pluginroute
-
         return pluginroute.finish_install(self, target, owners)
 
     def after_uninstall(self, target: Target) -> List[str]:
-        from lichhook.install import pluginroute
-
         return pluginroute.finish_uninstall(self)
 
     def config_install(self, target: Target) -> List[files.Edit]:
@@ -150,7 +141,6 @@ class Codex(harness.EntryHarness):
                 text, python, archive, ours, additions = seen
                 found.append(harness.Found(self.toml_path(), "mcp_servers.lichhook", text, python, archive,
                                            ours, additions))
-        from lichhook.install import pluginroute
 
         return found + pluginroute.registrations(self, target)
 
@@ -161,8 +151,6 @@ class Codex(harness.EntryHarness):
         being codextrust.TRUSTED, MODIFIED or UNTRUSTED, or None when Codex could not run
         the hook as written. Empty when hooks.json is absent or unreadable (the
         registrations say why). Raises ConfigError when config.toml cannot be read."""
-        import json
-
         raw = files.read(self.hooks_path())
         try:
             doc = json.loads(raw.decode("utf-8")) if raw is not None else None
@@ -194,8 +182,6 @@ class Codex(harness.EntryHarness):
         return found
 
     def checks(self, target: Target) -> List[tuple]:
-        from lichhook.install import pluginroute
-
         out: List[tuple] = pluginroute.checks(self, target)
         if pluginroute.installed_root(self):
             out.append(("trust: the hooks of lichhook's plugin lich@lich-plugin need your trust like those of "

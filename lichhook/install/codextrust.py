@@ -31,10 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 # hooks.json event name -> the label Codex uses in keys and hashes
 LABELS = {

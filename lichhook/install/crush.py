@@ -22,15 +22,12 @@ so one POSIX-quoted line serves Linux, macOS and Windows.
 from __future__ import annotations
 
 import os
+import shlex
+from typing import Dict, List, Optional, Sequence
 
+from lichhook.descriptor import Registration
 from lichhook.install import entries, files, harness, jsonmerge, quoting, textblock
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence
-
-    from lichhook.descriptor import Registration
-    from lichhook.install.target import Target
+from lichhook.install.target import Target
 
 NAME = "lichhook"
 BEGIN = "# >>> lichhook: session reporter (added by 'lichhook install crush'; 'lichhook uninstall crush' removes it) >>>"
@@ -166,8 +163,6 @@ class Crush(harness.EntryHarness):
 def is_own_line(line: str) -> bool:
     """Whether ``line`` is one lichhook writes in its crushrc block (``hook add EVENT
     --name lichhook ...``, maybe with the user's changes after the name)."""
-    import shlex
-
     try:
         words = shlex.split(line)
     except ValueError:
@@ -181,8 +176,6 @@ def _hook_lines(block: str) -> List[str]:
 
 
 def _event_word(line: str) -> Optional[str]:
-    import shlex
-
     try:
         words = shlex.split(line)
     except ValueError:
@@ -191,8 +184,6 @@ def _event_word(line: str) -> Optional[str]:
 
 
 def _command_word(line: str) -> Optional[str]:
-    import shlex
-
     try:
         words = shlex.split(line)
         return words[words.index("--command") + 1]
@@ -219,8 +210,6 @@ def _updated_block(block: str, wanted: Dict[str, List[entries.Wanted]], target: 
     """lichhook's crushrc block with each line's command brought up to date, keeping
     what the user changed on it (other flags, a timeout, words after ours); a line for
     each registration the block lacks is added before the end marker."""
-    import shlex
-
     lines = block.splitlines(keepends=True)
     newline = textblock.newline_of(block)
     seen = set()

@@ -6,20 +6,24 @@ Exit 0 when no problem was found, 1 otherwise. Never prints LICH_TOKEN.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from pathlib import Path
+from typing import Dict, List, Optional
 
-from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
-from lichhook.install import harnesses, stable
+from lichhook.archive import Bytecode, bytecode_mismatch, interpreter_bytecode, running_bytecode
+from lichhook.failures import NAME, describe, folder, recent
+from lichhook.install import harnesses, lichplugin, pluginroute, stable
+from lichhook.install.cli import act_as_home_owner
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.livecheck import LiveCheck
 from lichhook.install.ownership import run_problem
+from lichhook.install.quoting import ps_command, sh_quote
 from lichhook.install.target import Target, current_python
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
-
-    from lichhook.install.livecheck import LiveCheck
+from lichhook.lichenv import lich_target
+from lichhook.paths import waits_dir
+from lichhook.textout import tolerant_stdio
 
 
 def _exists(path: str | None) -> str:
@@ -28,8 +32,6 @@ def _exists(path: str | None) -> str:
     if os.path.isfile(path):
         return "exists"
     if not os.path.isabs(path):
-        import shutil
-
         found = shutil.which(path)
         return f"found on PATH at {found}" if found else "NOT FOUND on PATH"
     return "MISSING"
@@ -41,8 +43,6 @@ def _install_hint(name: str, python: Optional[str] = None) -> str:
     On Windows it is a PowerShell line naming the Python that runs doctor when no other
     is needed: there ``python3`` is the Store's installer stub on a python.org install,
     and POSIX quotes do not quote."""
-    from lichhook.install.quoting import ps_command, sh_quote
-
     archive = stable.running_archive_or_none() or "lichhook.pyz"
     if sys.platform == "win32":
         return ps_command([python or current_python(), archive, "install", name])
@@ -58,8 +58,6 @@ class Magics:
 
     def of(self, python: str) -> Optional[Bytecode]:
         if python not in self.known:
-            from lichhook.install.ownership import run_problem
-
             if python == current_python():
                 self.known[python] = running_bytecode()
             else:  # as root, never a Python another user could change (it is not run)
@@ -80,17 +78,13 @@ def main(argv: List[str]) -> int:
     elif argv:
         sys.stderr.write(f"doctor takes only --no-run (got {' '.join(argv)}); run: python3 lichhook.pyz doctor\n")
         return 2
-    from lichhook.textout import tolerant_stdio
 
     tolerant_stdio()
     try:
-        from lichhook.install.cli import act_as_home_owner
-
         env = Env()
         act_as_home_owner(env, "doctor")
         if not live:
             return _doctor(env, sys.stdout)
-        from lichhook.install.livecheck import LiveCheck
 
         with LiveCheck(env.environ) as check:
             return _doctor(env, sys.stdout, check)
@@ -128,11 +122,9 @@ def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> int:
             out.write(f"  UNSAFE:             {unsafe}\n")
             problems.append(("archive", f"another user could change what the hooks run: {unsafe}",
                              "then run install again for each harness (it writes a new copy of your own)"))
-    from lichhook.paths import waits_dir
 
     waits = waits_dir(env.environ)
     out.write(f"  waits folder:       {waits} ({'exists' if os.path.isdir(waits) else 'not created yet'})\n")
-    from lichhook.lichenv import lich_target
 
     where = lich_target(env.environ)
     if isinstance(where, str):
@@ -169,7 +161,6 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         problems.append((h.name, str(exc), "fix that file by hand, then run doctor again"))
         return
     ours = [f for f in found if f.ours]
-    from lichhook.install import pluginroute
 
     release = pluginroute.release_root(h)
     out.write(f"  registered: {'yes' if ours else 'yes, as the release plugin' if release else 'no'}\n")
@@ -266,8 +257,6 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
 def _lich_plugin(h, out, problems: list, registered: bool) -> bool:
     """Print where lich would read its companion plugin as installed in ``h``; lich-plugin
     beside lichhook is a problem (both send every report). Whether a plugin lich reads is there."""
-    from lichhook.install import lichplugin
-
     try:
         seen = lichplugin.find(h)
     except ConfigError as exc:
@@ -276,7 +265,6 @@ def _lich_plugin(h, out, problems: list, registered: bool) -> bool:
         return False
     for s in seen:
         out.write(f"  lich reads: {s.describe()}\n")
-    from lichhook.install import pluginroute
 
     foreign = [s for s in seen if not s.ours]
     if registered and pluginroute.release_root(h):
@@ -297,17 +285,11 @@ def _lich_plugin(h, out, problems: list, registered: bool) -> bool:
 
 
 def _bytecode_mismatch(archive: str, python: str, magics: Magics) -> Optional[str]:
-    from pathlib import Path
-
-    from lichhook.archive import bytecode_mismatch
-
     return bytecode_mismatch(Path(archive), python, magics.of(python))
 
 
 def _failures(env: Env, out) -> None:
     """The hooks' recent failures, as they recorded them in the state folder."""
-    from lichhook.failures import NAME, describe, folder, recent
-
     found = recent(env.environ, 10)
     where = os.path.join(folder(env.environ), NAME)
     out.write(f"\nRecent hook failures ({where})\n")

@@ -16,27 +16,20 @@ command before ours, say) is left alone, and the install says so.
 from __future__ import annotations
 
 import json
+import shlex
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Union
 
+from lichhook.install.jsonedit import Doc
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.jsontext import Node
 from lichhook.install.quoting import split_words
-from lichhook.install.target import INTERPRETER_FLAGS
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
-
-    from lichhook.install.jsonedit import Doc
-    from lichhook.install.jsontext import Node
-    from lichhook.install.target import Target
+from lichhook.install.target import INTERPRETER_FLAGS, Target
 
 COMMAND_KEYS = ("command", "commandWindows", "command_windows")
 
-if TYPE_CHECKING:
-    from typing import Collection, Union
-
-    # Whether an event's list holds handlers themselves, not matcher groups: for every
-    # event (a bool), or for the events named.
-    Flat = Union[bool, Collection[str]]
+# Whether an event's list holds handlers themselves, not matcher groups: for every
+# event (a bool), or for the events named.
+Flat = Union[bool, Collection[str]]
 
 
 def is_flat(flat: Flat, event: str) -> bool:
@@ -96,8 +89,6 @@ class Line(Field):
 
     def split(self, text: str) -> Optional[List[str]]:
         if self.form == "sh":
-            import shlex
-
             try:
                 return shlex.split(text)
             except ValueError:

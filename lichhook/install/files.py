@@ -27,16 +27,23 @@ What every write keeps:
 
 from __future__ import annotations
 
+import difflib
+import errno
 import os
 import stat
+import sys
+import time
+from typing import Callable, List, Optional, Sequence
 
+from lichhook.diskio import TMP_SUFFIX, replace
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.ownership import Owners, make_folders, nearest_existing, root_may_write, running_as_root
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, List, Optional, Sequence
-
-    from lichhook.install.ownership import Owners
+try:
+    import ctypes
+except ImportError:  # a Python built without _ctypes: no atomic exchange
+    ctypes = None  # type: ignore[assignment]
+from lichhook.install.winerrors import windows_problem
 
 BACKUP_SUFFIX = ".lichhook-backup"
 # No harness config comes near this; a file past it (a runaway log, a sparse file of
@@ -62,8 +69,6 @@ def _why(exc: OSError) -> str:
 def _cannot(verb: str, path: str, exc: OSError, fix: str) -> ConfigError:
     """``cannot <verb> <path>``: why, in Windows' terms when it has some, else the error
     and ``fix``."""
-    from lichhook.install.winerrors import windows_problem
-
     said = windows_problem(path, exc, writing=verb == "write")
     return ConfigError(f"cannot {verb} {path}: {said}." if said else f"cannot {verb} {path}: {_why(exc)}; {fix}")
 
@@ -100,8 +105,6 @@ def _resolve(path: str) -> str:
             raise ConfigError(f"{path} is a symbolic link that cannot be followed ({_why(exc)}); "
                               "fix or remove the link, then run again.")
     if lst is None:
-        from lichhook.install.ownership import nearest_existing
-
         above = nearest_existing(path)
         if os.path.islink(above) and not os.path.exists(above):
             raise ConfigError(f"cannot create {path}: {above} is a symbolic link to {os.readlink(above)}, which does "
@@ -168,13 +171,10 @@ def read(path: str) -> Optional[bytes]:
 
 def check_writable(snap: Snapshot, deleting: bool = False) -> None:
     """Refuse, before anything is written, a change that could not be made safely."""
-    from lichhook.install.ownership import nearest_existing, running_as_root
-
     folder = os.path.dirname(snap.real)
     where = nearest_existing(folder)
     if not os.path.isdir(where):
         raise ConfigError(f"cannot create {snap.path}: {where} is a file, not a folder; move it away, then run again.")
-    from lichhook.install.ownership import root_may_write
 
     root_may_write(os.path.realpath(where), snap.path)
     root_may_write(os.path.realpath(nearest_existing(os.path.dirname(os.path.abspath(snap.path)))), snap.path)
@@ -219,7 +219,7 @@ class Edit:
         # of a structured config; ``apply`` will not write a version that lost some.
         self.keys_of: Optional[Callable[[bytes], Optional[set]]] = getattr(transform, "keys_of", None)
 
-    def plan(self) -> "Planned":
+    def plan(self) -> Planned:
         snap = snapshot(self.path)
         notes: list = []
         after = self.transform(snap.data, notes)
@@ -259,8 +259,6 @@ class Planned:
 
     def diff(self) -> str:
         """A unified diff from the file as it is to the file as it would be."""
-        import difflib
-
         def lines(data: Optional[bytes]) -> list:
             if data is None:
                 return []
@@ -282,8 +280,6 @@ class Planned:
 def _write_temp(folder: str, name: str, data: bytes, mode: int, ids: Optional[tuple]) -> tuple:
     """(path, status) of a new file in ``folder`` holding ``data``, flushed to disk,
     with ``mode`` and owner ``ids``."""
-    from lichhook.diskio import TMP_SUFFIX
-
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o600)
     try:
@@ -321,17 +317,13 @@ def _exchanger() -> Optional[Callable[..., int]]:
     swap: loading ctypes takes milliseconds, which must not stand between the two."""
     if not _exchange_fn:
         fn = None
-        import sys
-
         if sys.platform.startswith("linux"):
             try:
-                import ctypes
-
                 fn = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
                 if fn is not None:
                     fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
                     fn.restype = ctypes.c_int
-            except (OSError, AttributeError, ImportError):
+            except (OSError, AttributeError):
                 fn = None
         _exchange_fn.append(fn)
     return _exchange_fn[0]
@@ -342,8 +334,6 @@ def _exchange(a: str, b: str) -> bool:
     fn = _exchanger()
     if fn is None:
         return False
-    import ctypes
-    import errno
 
     at_fdcwd, rename_exchange = -100, 2
     if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
@@ -365,8 +355,6 @@ def _read_held(path: str) -> tuple:
 
 def _create(snap: Snapshot, data: bytes, mode: int, owners: Optional[Owners]) -> bool:
     """Create the absent file; False when someone created it meanwhile."""
-    from lichhook.install.ownership import make_folders
-
     folder = os.path.dirname(snap.real)
     make_folders(folder, owners)
     ids = owners.for_new(snap.real) if owners else None
@@ -380,7 +368,6 @@ def _create(snap: Snapshot, data: bytes, mode: int, owners: Optional[Owners]) ->
         except OSError:
             if os.path.lexists(snap.real):
                 return False
-            from lichhook.diskio import replace
 
             replace(tmp, snap.real)
             return True
@@ -406,8 +393,6 @@ def _kept_ids(st: os.stat_result) -> Optional[tuple]:
     """The (uid, gid) a rewritten file must be given to keep its owner and group: both as
     root; as a user, the group alone (a user may give their file any group they are in;
     ``check_writable`` refused the others), -1 leaving the owner as created."""
-    from lichhook.install.ownership import running_as_root
-
     if not hasattr(os, "geteuid"):
         return None
     if running_as_root():
@@ -427,7 +412,6 @@ def _replace(snap: Snapshot, data: bytes) -> bool:
             return False
         if not _exchange(tmp, snap.real):
             # No atomic exchange on this system: the check above, then the rename.
-            from lichhook.diskio import replace
 
             replace(tmp, snap.real)
             tmp = ""
@@ -449,8 +433,6 @@ def _replace(snap: Snapshot, data: bytes) -> bool:
 
 def _delete(snap: Snapshot) -> bool:
     """Delete the file if it still is what was read; False when it changed."""
-    from lichhook.diskio import TMP_SUFFIX
-
     folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
     aside = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}")
     try:
@@ -485,8 +467,6 @@ def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
         os.link(tmp, backup)
     except OSError:
         if not os.path.lexists(backup):
-            from lichhook.diskio import replace
-
             replace(tmp, backup)
     finally:
         _unlink(tmp)
@@ -499,8 +479,6 @@ def _settled(edit: Edit, planned: Planned) -> Planned:
     """A blank config (0 bytes, or only white space) may be a harness's file caught between
     its truncation and its write: read it again a few times over 0.3 s before taking it
     as blank."""
-    import time
-
     for _ in range(SETTLE_READS):
         if planned.before is None or planned.before.strip():
             return planned
@@ -585,13 +563,10 @@ def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners]) -> 
     reader sees the old file or the new one whole, never one rewritten in place. A link
     found at the path is replaced, never written through: lichhook's own files are never
     links, and one planted there must not steer the write elsewhere."""
-    from lichhook.install.ownership import make_folders
-
     folder = os.path.dirname(os.path.abspath(path))
     make_folders(folder, owners)
     ids = owners.for_new(path) if owners else None
     tmp, _ = _write_temp(folder, os.path.basename(path), data, mode, ids)
-    from lichhook.diskio import replace
 
     try:
         replace(tmp, path)

@@ -6,18 +6,15 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
+from lichhook.adapters import BY_PROVIDER
+from lichhook.descriptor import Registration, earlier_words, registrations
 from lichhook.install import entries, files, jsonmerge, quoting
+from lichhook.install.files import Edit
+from lichhook.install.jsonedit import Doc
 from lichhook.install.jsonmerge import ConfigError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Mapping, Optional, Sequence
-
-    from lichhook.descriptor import Registration
-    from lichhook.install.files import Edit
-    from lichhook.install.jsonedit import Doc
-    from lichhook.install.target import Target
+from lichhook.install.target import Target
 
 
 class Env:
@@ -167,19 +164,13 @@ class EntryHarness(Harness):
 
 def descriptor_rows(name: str) -> List[Registration]:
     """The hook entries ``name``'s installer writes, from its descriptor (the one list)."""
-    from lichhook.adapters import BY_PROVIDER
-    from lichhook.descriptor import registrations as rows
-
-    return rows(BY_PROVIDER[name])
+    return registrations(BY_PROVIDER[name])
 
 
 def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], entries.Wanted]
                     ) -> Dict[str, List[entries.Wanted]]:
     """event -> the entries lichhook writes under it, in the descriptor's order:
     ``make(registration, earlier words)`` renders each one."""
-    from lichhook.adapters import BY_PROVIDER
-    from lichhook.descriptor import earlier_words
-
     out: Dict[str, List[entries.Wanted]] = {}
     for r in descriptor_rows(name):
         out.setdefault(r.event, []).append(make(r, earlier_words(BY_PROVIDER[name], r)))
@@ -193,8 +184,6 @@ def matcher_of(name: str, event: str) -> Optional[str]:
 
 def start_registration(name: str) -> Registration:
     """The registration that reports the session start: the first one on the start event."""
-    from lichhook.adapters import BY_PROVIDER
-
     start = BY_PROVIDER[name].start_event
     return next(r for r in descriptor_rows(name) if r.event == start)
 
@@ -264,8 +253,6 @@ def removal(path: str, change: Callable[[Doc, Callable[[tuple], Optional[str]]],
 
 def _only_lichhooks(doc: Doc, change: Callable) -> bool:
     """Whether taking lichhook's entries out of ``doc`` leaves nothing."""
-    from lichhook.install.jsonedit import Doc
-
     copy = Doc(doc.text)
     change(copy, lambda where: None)
     return copy.root is not None and not copy.root.members()

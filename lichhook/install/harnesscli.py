@@ -11,12 +11,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Mapping, Optional, Sequence
 
 from lichhook.install.jsonmerge import ConfigError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Mapping, Optional, Sequence
 
 # Reading state (a list, a version) is local work; changing it (a marketplace add copies
 # a folder, an install copies the plugin) gets longer. lich bounds its own reads at 10 s.

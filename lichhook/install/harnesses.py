@@ -4,14 +4,10 @@ installers (lichhook.adapters), never a list of their own."""
 from __future__ import annotations
 
 from importlib import import_module
+from typing import List
 
 from lichhook.adapters import BY_PROVIDER, DESCRIPTORS
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List
-
-    from lichhook.install.harness import Env, Harness
+from lichhook.install.harness import Env, Harness
 
 NAMES = tuple(d.provider for d in DESCRIPTORS)
 

@@ -21,17 +21,17 @@ removed by uninstall like the current one.
 from __future__ import annotations
 
 import json
+import ntpath
 import os
+import pkgutil
+import posixpath
 import re
+from typing import Dict, List, Mapping, Optional
 
+from lichhook.adapters import BY_PROVIDER
+from lichhook.descriptor import registrations
 from lichhook.install import entries, files, harness, jsonmerge, owned
-from lichhook.install.target import INTERPRETER_FLAGS
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional
-
-    from lichhook.install.target import Target
+from lichhook.install.target import INTERPRETER_FLAGS, Target
 
 MARKER = b"Added by `lichhook install"
 FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's module
@@ -39,8 +39,6 @@ FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's modu
 
 def module_source(kind: str, target: Target) -> bytes:
     """The module for ``kind`` ("opencode" or "omp") pointing at ``target``."""
-    import pkgutil
-
     def part(name: str) -> str:
         found = pkgutil.get_data("lichhook.install", f"js/{name}.js")
         if found is None:
@@ -59,9 +57,6 @@ def module_source(kind: str, target: Target) -> bytes:
 def forwarded(kind: str) -> Dict[str, List[str]]:
     """event -> the command words after the archive, for every event the ``kind`` module
     forwards: its descriptor's registrations."""
-    from lichhook.adapters import BY_PROVIDER
-    from lichhook.descriptor import registrations
-
     return {r.event: list(r.words) for r in registrations(BY_PROVIDER[kind])}
 
 
@@ -216,9 +211,6 @@ WINDOWS_RESERVED = re.compile(r"(?:CON|PRN|AUX|NUL|COM[0-9]|LPT[0-9])(?:\..*)?",
 
 def _join(windows: bool, first: str, *rest: str) -> str:
     """Node's ``path.join``: every part appended (an absolute one too), then normalised."""
-    import ntpath
-    import posixpath
-
     flavour = ntpath if windows else posixpath
     return flavour.normpath(flavour.sep.join((first,) + rest))
 

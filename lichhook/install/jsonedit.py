@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any, Optional, Sequence, Union
 
 from lichhook.install import jsontext
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Optional, Sequence, Union
-
-    Path = Sequence[Union[str, int]]
+Path = Sequence[Union[str, int]]
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _INDENTED_LINE = re.compile(r"\n([ \t]+)[^ \t\r\n]")

@@ -8,11 +8,10 @@ byte, and a file whose lichhook part is already right is not rewritten at all.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Optional
+from typing import Callable, Optional
 
-    from lichhook.install.jsonedit import Doc
+from lichhook.install import jsontext
+from lichhook.install.jsonedit import Doc, UnwritableValue
 
 BOM = b"\xef\xbb\xbf"
 
@@ -33,9 +32,6 @@ def decode(raw: bytes, path: str) -> tuple:
 def load(raw: Optional[bytes], path: str) -> tuple:
     """(byte order mark, Doc) for a JSON config whose top level is an object (or blank,
     or absent). Refuses anything else with ConfigError naming the file."""
-    from lichhook.install import jsontext
-    from lichhook.install.jsonedit import Doc
-
     bom, text = decode(raw, path) if raw is not None else (b"", "")
     try:
         doc = Doc(text)
@@ -54,8 +50,6 @@ def parse(raw: bytes, path: str) -> Doc:
 def edit(raw: Optional[bytes], path: str, change: Callable[[Doc], object]) -> Optional[bytes]:
     """Apply ``change`` (which edits the Doc in place) to the file's bytes. Returns the
     original bytes object when nothing changed."""
-    from lichhook.install.jsonedit import UnwritableValue
-
     bom, doc = load(raw, path)
     before = doc.text
     try:
@@ -83,6 +77,4 @@ def string_literal(text: str) -> Optional[str]:
     """The JSON string in ``text`` (a value lichhook wrote on one line of a config or
     module), or None when it is not one: a person may have changed it since, into
     anything from another type to arrays nested deeper than any parser recurses."""
-    from lichhook.install import jsontext
-
     return jsontext.string_literal(text)

@@ -17,10 +17,7 @@ from __future__ import annotations
 import re
 from json.decoder import JSONDecodeError, JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -203,7 +200,7 @@ class Member:
 
     __slots__ = ("key", "start", "key_end", "value")
 
-    def __init__(self, key: str, start: int, key_end: int, value: "Node") -> None:
+    def __init__(self, key: str, start: int, key_end: int, value: Node) -> None:
         self.key = key
         self.start = start
         self.key_end = key_end
@@ -271,7 +268,7 @@ class Node:
         """An object's members in order (duplicates included); [] for any other value."""
         return self._scan() if self.kind == "object" else []
 
-    def items(self) -> List["Node"]:
+    def items(self) -> List[Node]:
         """An array's items in order; [] for any other value."""
         return self._scan() if self.kind == "array" else []
 
@@ -279,7 +276,7 @@ class Node:
         """Members of an object, items of an array."""
         return self._scan() if self.kind in ("object", "array") else []
 
-    def get(self, key: str) -> Optional["Node"]:
+    def get(self, key: str) -> Optional[Node]:
         """The value of ``key`` as JavaScript reads it: the last of duplicate keys."""
         found = None
         for member in self.members():

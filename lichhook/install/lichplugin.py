@@ -23,15 +23,12 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Callable, Dict, List, Optional
 
-from lichhook.install import harnesscli
+from lichhook.install import files, harnesscli
+from lichhook.install.harness import Harness
 from lichhook.install.jsonmerge import ConfigError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional
-
-    from lichhook.install.harness import Harness
+from lichhook.install.quoting import sh_quote
 
 MARKETPLACE = "lich-plugin"
 PLUGIN = "lich"
@@ -256,8 +253,6 @@ _FINDERS: Dict[str, Callable[[Harness], List[Sighting]]] = {
 
 
 def _read(path: str) -> Optional[bytes]:
-    from lichhook.install import files
-
     return files.read(path)
 
 
@@ -275,6 +270,4 @@ def _read_json(path: str, what: str) -> object:
 
 
 def _q(path: str) -> str:
-    from lichhook.install.quoting import sh_quote
-
     return sh_quote(path)

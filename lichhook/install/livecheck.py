@@ -25,8 +25,19 @@ import tempfile
 import time
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from lichhook._version import TESTED_PYTHONS
+from lichhook.adapter import Event, Report, verdict_of
+from lichhook.adapters import BUILTIN
+from lichhook.contracts import outgoing
+from lichhook.debug import Debug
+from lichhook.demo import life_of as demo_life
+from lichhook.failures import describe, recent
+from lichhook.host import all_adapters
 from lichhook.install.harness import Found
 from lichhook.install.quoting import split_words
+from lichhook.lichenv import lich_target
+from lichhook.report import builtin_adapter, made
+from lichhook.standin import StandIn
 
 # Per command: a hook answers within about 1 s once started; the rest is an interpreter
 # starting on a slow or busy machine.
@@ -71,8 +82,6 @@ class LiveCheck:
     """The stand-in lich, the temporary folders and the time budget of one doctor run."""
 
     def __init__(self, environ: Mapping[str, str], budget: float = BUDGET) -> None:
-        from lichhook.standin import StandIn
-
         self.environ = environ
         self.deadline = time.monotonic() + budget
         self.budget = budget
@@ -80,7 +89,7 @@ class LiveCheck:
         self.work = tempfile.TemporaryDirectory(prefix="lichhook-doctor-")
         self._adapters: Optional[Dict[str, object]] = None
 
-    def __enter__(self) -> "LiveCheck":
+    def __enter__(self) -> LiveCheck:
         self.standin.start()
         return self
 
@@ -92,9 +101,6 @@ class LiveCheck:
 
     def adapter(self, provider: str) -> Optional[object]:
         if self._adapters is None:
-            from lichhook.debug import Debug
-            from lichhook.host import all_adapters
-
             found = all_adapters(self.environ, Debug({}))
             self._adapters = {f.adapter.provider: f.adapter for f in found}
         return self._adapters.get(provider)
@@ -103,9 +109,6 @@ class LiveCheck:
         """Whose sample payloads a registration of ``provider`` is given: the built-in
         adapter's, written as the harness writes its payloads, even when a plugin serves
         the provider; else the serving adapter's."""
-        from lichhook.adapters import BUILTIN
-        from lichhook.report import builtin_adapter
-
         module = BUILTIN.get(provider)
         return builtin_adapter(module) if module else self.adapter(provider)
 
@@ -260,8 +263,6 @@ class LiveCheck:
                 records: Sequence[dict] = ()) -> Outcome:
         """A run that would leave its harness with nothing: the problem, and the fix's tail
         (doctor puts the install command before it)."""
-        from lichhook._version import TESTED_PYTHONS
-
         if what is None:
             what = "did not end in time" if ran.code is None else f"exit {ran.code}"
         why = self._why(ran, records)
@@ -275,14 +276,10 @@ class LiveCheck:
         return Outcome(line, problem, fix, reinstall=True)
 
     def _records(self, env: Mapping[str, str]) -> List[dict]:
-        from lichhook.failures import recent
-
         return recent(env, 1000)
 
     def _why(self, ran: Ran, records: Sequence[dict] = ()) -> str:
         """The newest failure the run recorded, else the last line it wrote on stderr."""
-        from lichhook.failures import describe
-
         if records:
             return describe(records[-1])
         lines = ran.stderr.strip().splitlines()
@@ -349,8 +346,6 @@ def command_of(found: Found, windows: bool = False) -> Optional[List[str]]:
 
 
 def life_of(adapter: object, folder: str) -> List[Tuple[Optional[str], dict]]:
-    from lichhook.demo import life_of as demo_life
-
     return demo_life(adapter, folder)
 
 
@@ -373,12 +368,6 @@ def expected_reports(adapter: object, provider: str, event: Optional[str], paylo
     """How many reports the hook must send for ``payload``, as the report path decides it
     here, in this process, with the run's environment: the adapter's reports less those
     the report path rightly keeps back (a title that has not changed, say)."""
-    from lichhook.adapter import Event, Report
-    from lichhook.contracts import outgoing
-    from lichhook.debug import Debug
-    from lichhook.lichenv import lich_target
-    from lichhook.report import made
-
     target = lich_target(environ)
     if isinstance(target, str):
         return 0
@@ -399,6 +388,4 @@ def expected_reports(adapter: object, provider: str, event: Optional[str], paylo
 
 
 def expected_stdout(adapter: object, event: Optional[str]) -> str:
-    from lichhook.adapter import verdict_of
-
     return verdict_of(adapter, event)

@@ -13,14 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+from typing import List, Optional
 
-from lichhook.install import files
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional
-
-    from lichhook.install.ownership import Owners
+from lichhook.install import files, stable
+from lichhook.install.ownership import Owners, make_folders
 
 RECORD = "folders-made.json"
 
@@ -76,7 +72,6 @@ def prune(root: str, out, owners: Optional[Owners] = None) -> None:  # type: ign
             kept.append(folder)  # it holds something now
             continue
         out.write(f"removed folder {folder} (install made it; it is empty now)\n")
-    from lichhook.install import stable
 
     if not stable.copies(root):
         try:
@@ -87,7 +82,6 @@ def prune(root: str, out, owners: Optional[Owners] = None) -> None:  # type: ign
         # lichhook is still installed: a folder holding lichhook's own files now may be
         # emptied by a later uninstall. Once no copy is left, what is in a made folder is
         # someone else's, and the folder theirs: it is forgotten.
-        from lichhook.install.ownership import make_folders
 
         make_folders(root, owners)
         _write(root, kept, owners)

@@ -5,12 +5,10 @@ else put there, even one that names lichhook."""
 
 from __future__ import annotations
 
+from typing import Callable, List, Optional, Sequence
+
 from lichhook.install import files
 from lichhook.install.jsonmerge import ConfigError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, List, Optional, Sequence
 
 
 def write_owned(path: str, content: bytes, is_ours: Callable[[bytes], bool], prune_dirs: Sequence[str] = ()) -> files.Edit:

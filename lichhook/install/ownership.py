@@ -18,14 +18,20 @@ handing root's configs to the invoking user would let that user run code as root
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import sys
+from typing import List, Mapping, Optional, Tuple
 
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.plugin_guard import untrusted
+from lichhook.selfcmd import running_archive
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Mapping, Optional, Tuple
+try:
+    import pwd
+except ImportError:  # Windows: no user database
+    pwd = None  # type: ignore[assignment]
 
 
 def running_as_root() -> bool:
@@ -45,10 +51,8 @@ def nearest_existing(path: str) -> str:
 
 def _user_name(uid: int) -> str:
     try:
-        import pwd
-
         return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except (ImportError, KeyError):
+    except (AttributeError, KeyError):
         return f"uid {uid}"
 
 
@@ -66,10 +70,8 @@ def home_owner(home: Optional[str], environ: Mapping[str, str]) -> Optional[Tupl
         return None
     gid = st.st_gid
     try:
-        import pwd
-
         gid = pwd.getpwuid(st.st_uid).pw_gid
-    except (ImportError, KeyError):
+    except (AttributeError, KeyError):
         pass
     sudo_uid, sudo_gid = environ.get("SUDO_UID", ""), environ.get("SUDO_GID", "")
     if sudo_uid.isdigit() and int(sudo_uid) == st.st_uid and sudo_gid.isdigit():
@@ -80,9 +82,6 @@ def home_owner(home: Optional[str], environ: Mapping[str, str]) -> Optional[Tupl
 def _preload() -> None:
     """Import every lichhook module now, while the archive can still be read: once the
     process is the user it may not be able to read an archive in root's folders."""
-    import importlib
-    import pkgutil
-
     # The package as Python keeps it: importing its face from below would be a ring.
     for info in pkgutil.walk_packages(sys.modules["lichhook"].__path__, "lichhook."):
         if info.name.rsplit(".", 1)[-1] == "__main__":
@@ -106,11 +105,9 @@ def become_home_owner(home: Optional[str], environ: Mapping[str, str], command: 
     # their own group keeps that group when rewritten.
     groups = {gid}
     try:
-        import pwd
-
         entry = pwd.getpwuid(uid)
         groups.update(os.getgrouplist(entry.pw_name, entry.pw_gid))
-    except (ImportError, KeyError, OSError):
+    except (AttributeError, KeyError, OSError):
         pass
     try:
         os.setgroups(sorted(groups))
@@ -124,7 +121,6 @@ def become_home_owner(home: Optional[str], environ: Mapping[str, str], command: 
         raise ConfigError(f"cannot act as {_user_name(uid)}, who owns {home}; run {command} as that user instead.")
     # The Python this runs with and its archive must be theirs to read, since the copy
     # installed and the registrations run with them as that user.
-    from lichhook.selfcmd import running_archive
 
     needed = [os.path.dirname(os.__file__), sys.executable, running_archive() or ""]
     for path in filter(None, needed):
@@ -142,7 +138,6 @@ def run_problem(program: str) -> Optional[str]:
     what they could change anyway."""
     if not running_as_root():
         return None
-    from lichhook.plugin_guard import untrusted
 
     return untrusted(program)
 

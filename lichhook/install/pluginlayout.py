@@ -29,15 +29,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from typing import Callable, Dict, List, Optional
 
+from lichhook.contracts import RELEASE
+from lichhook.descriptor import Registration
 from lichhook.install import lichplugin
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Optional
-
-    from lichhook.descriptor import Registration
-    from lichhook.install.target import Target
+from lichhook.install.antigravity import FLAT_EVENTS, TABLE
+from lichhook.install.harness import descriptor_rows
+from lichhook.install.jsmodules import module_source
+from lichhook.install.target import Target
 
 # The newest lich-plugin release number below lich's first gate lichhook does not meet
 # (SubagentCardsRelease = 0.15.0, a Claude Code mod); floor of lich's supported range 0.13.0.
@@ -53,8 +54,6 @@ ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
 
 
 def codex_version() -> str:
-    from lichhook.contracts import RELEASE
-
     return RELEASE
 
 
@@ -63,8 +62,6 @@ def _json(value: object) -> bytes:
 
 
 def _rows(name: str) -> List[Registration]:
-    from lichhook.install.harness import descriptor_rows
-
     return descriptor_rows(name)
 
 
@@ -237,8 +234,6 @@ def _file_shipped() -> Dict[str, bytes]:
 
 
 def _antigravity_hooks() -> dict:
-    from lichhook.install.antigravity import FLAT_EVENTS, TABLE
-
     events: Dict[str, list] = {}
     for r in _rows("antigravity"):
         handler = {"type": "command", "command": f"sh {RUNNER} " + " ".join(r.words), **_timeout(r)}
@@ -266,9 +261,6 @@ def _module(kind: str) -> bytes:
     """lichhook's own module for ``kind``, finding its interpreter and archive when it
     runs instead of having them written in: ``py -3`` on Windows, ``python3`` elsewhere;
     ``$LICHHOOK_ARCHIVE``, else ``<data dir>/release/lichhook.pyz``."""
-    from lichhook.install.jsmodules import module_source
-    from lichhook.install.target import Target
-
     text = module_source(kind, Target("python3", "@ARCHIVE@", windows=False)).decode("utf-8")
     lines = []
     for line in text.splitlines(keepends=True):
@@ -289,8 +281,6 @@ def _module(kind: str) -> bytes:
 
 def write(folder: str, files: Dict[str, bytes]) -> None:
     """Write ``files`` under ``folder`` (build time: a folder the build owns)."""
-    import os
-
     for rel, data in sorted(files.items()):
         path = os.path.join(folder, *rel.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)

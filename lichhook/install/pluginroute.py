@@ -21,16 +21,13 @@ installed plugin carries (``registrations``, which ``doctor`` reads through the 
 from __future__ import annotations
 
 import os
+import shutil
+from typing import Dict, List, Optional
 
-from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout
+from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout, stable, tomlconfig
+from lichhook.install.harness import Found, Harness
 from lichhook.install.jsonmerge import ConfigError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
-
-    from lichhook.install.harness import Found, Harness
-    from lichhook.install.target import Target
+from lichhook.install.target import Target
 
 HARNESSES = ("claude", "codex")
 # Set to 1 to keep a harness on the config route even where its plugin CLI works.
@@ -38,8 +35,6 @@ CONFIG_ONLY = "LICHHOOK_NO_PLUGIN_ROUTE"
 
 
 def marketplace_dir(name: str) -> str:
-    from lichhook.install import stable
-
     return os.path.join(stable.data_dir(), "marketplace", name)
 
 
@@ -151,7 +146,6 @@ def _codex_marketplace_source(h: Harness) -> Optional[str]:
     raw = files.read(os.path.join(h.home_dir(), "config.toml"))  # type: ignore[attr-defined]
     if raw is None:
         return None
-    from lichhook.install import tomlconfig
 
     path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
     doc = tomlconfig.parse(tomlconfig.decode(raw, path)[1], path).unwrap()
@@ -321,8 +315,6 @@ def finish_uninstall(h: Harness) -> List[str]:
     lines = remove(h)
     folder = marketplace_dir(h.name)
     if os.path.isdir(folder) and installed(h) is None:
-        import shutil
-
         shutil.rmtree(folder, ignore_errors=True)
         try:
             os.rmdir(os.path.dirname(folder))  # only when no other harness's is left

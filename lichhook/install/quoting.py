@@ -9,11 +9,9 @@ with the Microsoft C runtime rules, so a word must survive the shell *and* that 
 
 from __future__ import annotations
 
+import shlex
 import string
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 
 class QuotingError(ValueError):
@@ -245,8 +243,6 @@ def split_words(text: str) -> Optional[list]:
         # use forward slashes, and elsewhere a backslash is quoted.
         words = split_dual(text)
     else:
-        import shlex
-
         try:
             words = shlex.split(text)
         except ValueError:

@@ -14,21 +14,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from typing import List
 
-from lichhook.install import harnesscli, lichplugin
+from lichhook.install import files, harnesscli, lichplugin, stable
+from lichhook.install.harness import Harness
 from lichhook.install.jsonmerge import ConfigError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List
-
-    from lichhook.install.harness import Harness
-    from lichhook.install.lichplugin import Sighting
+from lichhook.install.lichplugin import Sighting
 
 
 def set_aside_dir(harness: str) -> str:
-    from lichhook.install import stable
-
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     return os.path.join(stable.data_dir(), "set-aside", harness, stamp)
 
@@ -74,8 +68,6 @@ def _through_cli(h: Harness, seen: Sighting) -> str:
 
 
 def _cut_crush_block(path: str, kept: str) -> str:
-    from lichhook.install import files
-
     raw = files.read(path)
     if raw is None:
         return ""

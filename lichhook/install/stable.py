@@ -16,27 +16,25 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+from typing import List, Optional
 
-from lichhook.archive import Bytecode
+from lichhook.archive import Bytecode, CompileError, compile_for, serves
 from lichhook.coldstart import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.coldstart import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
 from lichhook.install import files
 from lichhook.install.jsonmerge import ConfigError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional
-
-    from lichhook.install.ownership import Owners
+from lichhook.install.ownership import Owners, nearest_existing
+from lichhook.paths import user_data_dir
+from lichhook.plugin_guard import untrusted
+from lichhook.selfcmd import running_archive
 
 _UNKNOWN_PREFIX = "magic"  # magic3600/: an earlier release's folder for a Python it did not know
 
 
 def data_dir() -> str:
     """<platformdirs user data dir>: where every copy lives."""
-    from lichhook.paths import user_data_dir
-
     return user_data_dir()
 
 
@@ -104,10 +102,6 @@ def copies(root: Optional[str] = None) -> List[str]:
 def up_to_date(copy: str, source: str, magic: bytes) -> bool:
     """Whether the copy whose complete archive is ``copy`` already is ``source`` with
     bytecode for the Python of ``magic``, with its hooks archive beside it."""
-    from pathlib import Path
-
-    from lichhook.archive import serves
-
     if copy_problem(copy):
         return False  # written again: a new file of the user's own, closed to others
     if os.path.abspath(copy) != os.path.abspath(source):
@@ -128,8 +122,6 @@ def copy_problem(complete: str) -> Optional[str]:
     (either archive, or a folder above them), or None. Its hooks run as the user (as root,
     for root's harnesses), so it must be the user's alone, as a plugin must
     (lichhook.plugin_guard)."""
-    from lichhook.plugin_guard import untrusted
-
     for path in (complete, hooks_beside(complete)):
         if path is None or not os.path.lexists(path):
             continue
@@ -144,9 +136,6 @@ def copy_problem(complete: str) -> Optional[str]:
 def folder_problem(dest: str) -> Optional[str]:
     """Why another user could change what install writes at ``dest`` through a folder
     above it (install will not chmod folders it did not make), or None."""
-    from lichhook.install.ownership import nearest_existing
-    from lichhook.plugin_guard import untrusted
-
     return untrusted(nearest_existing(os.path.dirname(os.path.abspath(dest))))
 
 
@@ -175,10 +164,6 @@ def prepared(source: str) -> bytes:
 def prepared_for(python: str, source: str) -> bytes:
     """``source`` with bytecode for ``python``, compiled by that Python in a process of
     its own (``lichhook.archive.compile_for``): the same bytes whoever asks."""
-    from pathlib import Path
-
-    from lichhook.archive import CompileError, compile_for
-
     try:
         return compile_for(python, Path(source))
     except CompileError as exc:
@@ -289,7 +274,5 @@ def remove_copy(path: str) -> Optional[str]:
 def running_archive_or_none() -> Optional[str]:
     """The complete archive this lichhook runs from (the one beside it, when it runs from
     a hooks archive), or None when run from source."""
-    from lichhook.selfcmd import running_archive
-
     archive = running_archive()
     return complete_of(archive) if archive else None

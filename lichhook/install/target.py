@@ -12,14 +12,18 @@ docs/performance.md measures both.
 
 from __future__ import annotations
 
+import ntpath
 import os
+import posixpath
 import sys
+from typing import Callable, List, Optional
 
 from lichhook.install import quoting, stable
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, List, Optional
+try:
+    import ctypes
+except ImportError:  # a Python built without _ctypes: no short paths
+    ctypes = None  # type: ignore[assignment]
 
 
 def windows_short_path(path: str) -> Optional[str]:
@@ -28,8 +32,6 @@ def windows_short_path(path: str) -> Optional[str]:
     if sys.platform != "win32":
         return None
     try:
-        import ctypes
-
         size = ctypes.windll.kernel32.GetShortPathNameW(path, None, 0)
         if not size:
             return None
@@ -65,12 +67,9 @@ class Target:
 
     @property
     def _paths(self):
-        import ntpath
-        import posixpath
-
         return ntpath if self.windows else posixpath
 
-    def with_python(self, python: str) -> "Target":
+    def with_python(self, python: str) -> Target:
         return Target(python, self.archive, self.windows, self.short_path)
 
     def argv(self, *args: str) -> List[str]:
@@ -82,7 +81,6 @@ class Target:
         one would, so the deepest existing folder is shortened and the rest kept."""
         if self.short_path is None:
             return None
-        import ntpath
 
         head, rest = path, []  # type: tuple[str, list[str]]
         while True:
@@ -178,7 +176,7 @@ class Target:
             return archive
         return self._paths.join(self._paths.dirname(archive), stable.ARCHIVE_NAME)
 
-    def server(self) -> "Target":
+    def server(self) -> Target:
         """The target of long-running commands (the MCP server): the complete archive of
         this copy, which holds every module, not its hooks archive."""
         paths = self._paths

@@ -3,9 +3,7 @@ found by its first and last lines, added at the end, removed exactly."""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Optional
+from typing import Callable, Optional
 
 
 def newline_of(text: str) -> str:

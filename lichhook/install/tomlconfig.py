@@ -24,11 +24,23 @@ put around its block are dropped (they are lichhook's), whatever Codex put betwe
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable, List, Optional, Sequence, Tuple
+import re
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-    from lichhook.install.target import Target
+from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.target import Target
+
+try:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import Table
+except ImportError:  # a source tree run without its packages: install stops before any TOML, naming the fix
+    tomlkit = TOMLKitError = Table = None  # type: ignore[assignment,misc]
+
+try:
+    import tomllib  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # Python 3.10 and older: tomlkit reads alone
+    tomllib = None
 
 KEY = ("mcp_servers", "lichhook")
 LEGACY_BEGIN = "# >>> lichhook: MCP server (added by 'lichhook install codex'; 'lichhook uninstall codex' removes it) >>>"
@@ -37,8 +49,6 @@ BOM = b"\xef\xbb\xbf"
 
 
 def _error(message: str):
-    from lichhook.install.jsonmerge import ConfigError
-
     return ConfigError(message)
 
 
@@ -52,9 +62,6 @@ def decode(raw: bytes, path: str) -> Tuple[bytes, str]:
 
 def parse(text: str, path: str) -> Any:
     """The tomlkit document of ``text``; refuses invalid TOML naming the file."""
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-
     try:
         return tomlkit.parse(text)
     except (TOMLKitError, ValueError) as exc:
@@ -70,17 +77,11 @@ def _value(text: str) -> Optional[dict]:
     and later): about fifteen times faster than tomlkit, whose reading of a config with
     thousands of tables takes seconds, and every edit compares values a few times.
     What tomllib refuses is asked of tomlkit, so no file reads as invalid for the switch."""
-    try:
-        import tomllib  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        tomllib = None
     if tomllib is not None:
         try:
             return _comparable(tomllib.loads(text))
         except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
             pass
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
 
     try:
         return plain(tomlkit.parse(text))
@@ -208,8 +209,6 @@ def drop_legacy_markers(text: str) -> str:
 
 def _header_tables(container: Any, path: tuple = ()) -> list:
     """(key path, table) of every table in the document, in order, sub-tables included."""
-    from tomlkit.items import Table
-
     out = []
     for key, item in container.body:
         if key is None or not isinstance(item, Table):
@@ -277,8 +276,6 @@ def _cut(text: str, start: int, end: int, newline: str) -> str:
 
 def render(target: Target, newline: str) -> str:
     """lichhook's table as tomlkit writes it, in the file's line endings."""
-    import tomlkit
-
     text = tomlkit.dumps({KEY[0]: {KEY[1]: _wanted(target)}})
     return text.replace("\n", newline)
 
@@ -369,8 +366,6 @@ def _updated(text: str, path: str, target: Target, entry: dict, notes: List[str]
 def _with_prefix(array: Any, end: int, prefix: List[str]) -> Any:
     """The tomlkit ``array`` with its items before ``end`` and the one at it (the options
     and the archive) replaced by ``prefix``, the items after it kept as written."""
-    import tomlkit
-
     text = array.as_string()
     if "\n" not in text and "#" not in text:
         # One line: written again whole, in tomlkit's spelling of lichhook's words and
@@ -390,8 +385,6 @@ def _with_prefix(array: Any, end: int, prefix: List[str]) -> Any:
 
 def _key_word(name: str) -> str:
     """``name`` as a header spells it: bare when it can be, else a basic string."""
-    import re
-
     if re.fullmatch(r"[A-Za-z0-9_-]+", name):
         return name
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
+from typing import Optional
 
 # Windows' limit on a path's length for a program, unless long paths are enabled.
 MAX_PATH = 260

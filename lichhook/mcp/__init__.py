@@ -6,8 +6,8 @@ it through ``lichhook.waits.api.run_op``, the same code as ``lichhook wait``.
 
 from __future__ import annotations
 
+from lichhook.mcp.server import main as serve
+
 
 def main(argv: list) -> int:
-    from lichhook.mcp.server import main as serve
-
     return serve(argv)

@@ -11,8 +11,11 @@ import json
 import sys
 from typing import BinaryIO
 
+from lichhook._version import __version__
 from lichhook.jsonint import json_int
 from lichhook.mcp import tool
+from lichhook.selfcmd import python_word
+from lichhook.snapshot import hold
 
 # Oldest to newest; an initialize asking for one of these gets it, any other gets the newest.
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -133,7 +136,6 @@ class Server:
         if not isinstance(asked, str):
             raise RpcError(INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", a string')
         self.version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1]
-        from lichhook._version import __version__
 
         return {
             "protocolVersion": self.version,
@@ -204,7 +206,6 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, server: Server) -> None:
 def main(argv: list) -> int:
     waits_dir = None
     args = list(argv)
-    from lichhook.selfcmd import python_word
 
     usage = USAGE.format(python=python_word())
     if args and args[0] in ("-h", "--help"):
@@ -219,7 +220,6 @@ def main(argv: list) -> int:
         return 2
     # install may replace the archive while a harness keeps this server running for days:
     # later imports come from the archive as it was at start (lichhook.snapshot).
-    from lichhook.snapshot import hold
 
     hold()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+from lichhook.ids import BadId, wait_session_id
+from lichhook.waits.api import run_op
 from lichhook.waits.rules import OPS
 
 NAME = "claude_code_wait"
@@ -83,8 +85,6 @@ def _problem(arguments: dict) -> str | None:
     The session comes first, as in run_op: whatever else is wrong, a bad session id is
     what the caller hears about.
     """
-    from lichhook.ids import BadId, wait_session_id
-
     if arguments.get("session") is None:
         return "session is required: the session id your SessionStart hook gave you"
     try:
@@ -109,8 +109,6 @@ def call(arguments: dict, waits_dir: str | None = None, structured: bool = True)
         op = arguments.get("op")
         answer = {"ok": False, "op": op[:40] if isinstance(op, str) else None, "error": problem}
     else:
-        from lichhook.waits.api import run_op
-
         answer = run_op(
             arguments["op"],
             by=arguments["by"],
