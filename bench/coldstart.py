@@ -708,9 +708,13 @@ def interpreter(python: str) -> dict:
     # What start-up alone imported from outside the standard library through site .pth
     # files (the light customize hooks of distributions aside): a lean interpreter imports
     # nothing there. The cases skip site (-S); this says what they are spared.
+    # (3.9 has no sys.stdlib_module_names: there a module from a site-packages folder counts.)
     code = (
-        "import sys; std = getattr(sys, 'stdlib_module_names', None); "
-        "extra = sorted({m.split('.')[0] for m in sys.modules} - set(std)) if std else []; "
+        "import sys; std = getattr(sys, 'stdlib_module_names', None); loaded = list(sys.modules); "
+        "files = {m: getattr(sys.modules[m], '__file__', None) for m in loaded}; "
+        "import os; packages = (os.sep + 'site-packages' + os.sep, os.sep + 'dist-packages' + os.sep); "
+        "extra = sorted({m.split('.')[0] for m in loaded} - set(std)) if std else "
+        "sorted({m.split('.')[0] for m in loaded if files[m] and any(p in files[m] for p in packages)}); "
         "print(' '.join(m for m in extra if m not in ('__main__', 'sitecustomize', 'usercustomize', '_distutils_hack'))); "
         "import platform; print(sys.executable); "
         "print(platform.python_implementation(), platform.python_version(), '|', sys.version.replace(chr(10), ' '))"

@@ -81,18 +81,31 @@ def load_entry_points(pm: pluggy.PluginManager, debug: Callable[[str], None]) ->
     """Register every ``lichhook`` entry point; unlike pluggy's loader, one that fails to
     load is skipped rather than stopping the others."""
     add_site_packages()
-    eps = importlib.metadata.entry_points()
-    group = eps.select(group=hookspecs.NAME) if hasattr(eps, "select") else eps.get(hookspecs.NAME, [])
-    for ep in group:
-        dist = getattr(ep, "dist", None)
-        label = f"{dist.metadata['Name']} {dist.version}" if dist is not None else ep.value
-        name = f"{ENTRY_POINT}:{ep.name} ({label})"
-        if pm.get_plugin(name) is not None or pm.is_blocked(name):
+    seen = set()
+    # By distribution, so each entry point is named with its distribution on every Python
+    # (an entry point knows its distribution only from 3.10); the first of a name on the
+    # path wins, as importlib.metadata.entry_points() has it.
+    for dist in importlib.metadata.distributions():
+        project = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if project and project in seen:
             continue
-        try:
-            pm.register(ep.load(), name=name)
-        except BaseException as exc:
-            debug(f"entry point {ep.name} ({label}) skipped: {type(exc).__name__}: {exc}")
+        seen.add(project)
+        for ep in dist.entry_points:
+            if ep.group != hookspecs.NAME:
+                continue
+            label = f"{dist.metadata['Name']} {dist.version}"
+            _load_entry_point(pm, ep, label, debug)
+
+
+def _load_entry_point(pm: pluggy.PluginManager, ep: importlib.metadata.EntryPoint, label: str,
+                      debug: Callable[[str], None]) -> None:
+    name = f"{ENTRY_POINT}:{ep.name} ({label})"
+    if pm.get_plugin(name) is not None or pm.is_blocked(name):
+        return
+    try:
+        pm.register(ep.load(), name=name)
+    except BaseException as exc:
+        debug(f"entry point {ep.name} ({label}) skipped: {type(exc).__name__}: {exc}")
 
 
 def add_site_packages() -> None:
