@@ -45,7 +45,15 @@ def test_two_builds_are_byte_identical(pyz, tmp_path):
     os.utime(ROOT / "lichhook" / "cli.py")
     subprocess.run([sys.executable, str(ROOT / "build_zipapp.py"), "--out", str(again)], check=True,
                    stdout=subprocess.DEVNULL)
-    assert sha256(again) == sha256(pyz)
+    if sys.version_info >= (3, 11):
+        assert sha256(again) == sha256(pyz)
+    else:
+        # 3.9 and 3.10 mark a string in bytecode as shared when anything else in the
+        # compiling process holds it, which varies from run to run (docs/install.md, the
+        # release archive): the sources and the program are the same.
+        mine, theirs = archive.read_archive(pyz), archive.read_archive(again)
+        assert mine[0] == theirs[0] and archive.same_program(mine[1], theirs[1])
+        assert mine[1].keys() == theirs[1].keys()
 
 
 def test_every_module_has_a_legacy_pyc_beside_its_source(pyz):
