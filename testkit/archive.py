@@ -50,3 +50,16 @@ class Run:
         full_env.update(env or {})
         return subprocess.run([python, str(self.pyz), *args], input=stdin, env=full_env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+
+
+def same_copy(a: bytes, b: bytes) -> bool:
+    """Whether two archives are the same copy: byte for byte on 3.11 and newer; on 3.9 and
+    3.10, whose marshal marks a string as shared when anything else in the compiling
+    process holds it (which varies from run to run), the same shebang, members and
+    program, the bytecode's marks aside (docs/install.md, the release archive)."""
+    if a == b or sys.version_info >= (3, 11):
+        return a == b
+    from lichhook.archive import members, same_program
+
+    (head_a, files_a), (head_b, files_b) = members(a), members(b)
+    return head_a == head_b and files_a.keys() == files_b.keys() and same_program(files_a, files_b)

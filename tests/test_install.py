@@ -14,7 +14,7 @@ import pytest
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
-from testkit.archive import installed_copy, installed_hooks
+from testkit.archive import installed_copy, installed_hooks, same_copy
 from testkit.constants import ROOT
 from testkit.environment import lich_env
 
@@ -154,7 +154,7 @@ def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
 
     out = ok(run("install", "claude")).stdout.decode()
     assert str(settings) in out
-    assert stable(home).read_bytes() == pyz.read_bytes()
+    assert same_copy(stable(home).read_bytes(), pyz.read_bytes())
 
     data = load(settings)
     assert list(data) == ["model", "hooks", "env"]  # key order kept
