@@ -26,7 +26,7 @@ from lichhook.install import entries, files, harness, pluginroute
 from lichhook.install.target import Target
 
 
-class Claude(harness.EntryHarness):
+class Claude(pluginroute.PluginRouted):
     name = "claude"
     title = "Claude Code"
     programs = ("claude",)
@@ -57,20 +57,6 @@ class Claude(harness.EntryHarness):
         entry = {"type": "command", "command": target.sh_line(*sub), **timeout}
         return entries.Wanted(sub, entry, {"command": entries.Line("sh")}, earlier)
 
-    def install(self, target: Target) -> List[files.Edit]:
-        """Through the harness's plugin manager where its CLI can (pluginroute), taking
-        out what an earlier lichhook wrote into the config; else into the config."""
-        if pluginroute.route_problem(self) is None:
-            pluginroute.check_can_install(self, self.replacing)
-            return pluginroute.edits(self, target) + self.config_uninstall(target)
-        return self.config_install(target)
-
-    def after_install(self, target: Target, owners: object) -> List[str]:
-        return pluginroute.finish_install(self, target, owners)
-
-    def after_uninstall(self, target: Target) -> List[str]:
-        return pluginroute.finish_uninstall(self)
-
     def config_install(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()
         wanted = self.wanted(target)
@@ -84,9 +70,6 @@ class Claude(harness.EntryHarness):
 
         return [files.Edit(settings, harness.json_edit(settings, add_hooks)),
                 files.Edit(mcp, harness.json_edit(mcp, add_mcp), mode=0o600)]
-
-    def uninstall(self, target: Target) -> List[files.Edit]:
-        return self.config_uninstall(target)
 
     def config_uninstall(self, target: Target) -> List[files.Edit]:
         settings, mcp = self.settings_path(), self.mcp_path()

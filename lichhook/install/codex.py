@@ -26,7 +26,7 @@ TRUST_FIX = ("start codex; when it says \"Hooks need review\", choose \"Trust al
              "them with /hooks and press t on each). Trusting is your decision: lichhook never does it for you")
 
 
-class Codex(harness.EntryHarness):
+class Codex(pluginroute.PluginRouted):
     name = "codex"
     title = "Codex CLI"
     programs = ("codex",)
@@ -64,20 +64,6 @@ class Codex(harness.EntryHarness):
             entry["timeout"] = r.timeout
         return entries.Wanted(sub, entry, fields, earlier)
 
-    def install(self, target: Target) -> List[files.Edit]:
-        """Through the harness's plugin manager where its CLI can (pluginroute), taking
-        out what an earlier lichhook wrote into the config; else into the config."""
-        if pluginroute.route_problem(self) is None:
-            pluginroute.check_can_install(self, self.replacing)
-            return pluginroute.edits(self, target) + self.config_uninstall(target)
-        return self.config_install(target)
-
-    def after_install(self, target: Target, owners: object) -> List[str]:
-        return pluginroute.finish_install(self, target, owners)
-
-    def after_uninstall(self, target: Target) -> List[str]:
-        return pluginroute.finish_uninstall(self)
-
     def config_install(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()
         wanted = self.wanted(target)
@@ -90,9 +76,6 @@ class Codex(harness.EntryHarness):
 
         return [files.Edit(hooks_path, harness.json_edit(hooks_path, add_hooks)),
                 files.Edit(toml_path, lambda raw, notes: tomlconfig.add(raw, toml_path, target, notes), mode=0o600)]
-
-    def uninstall(self, target: Target) -> List[files.Edit]:
-        return self.config_uninstall(target)
 
     def config_uninstall(self, target: Target) -> List[files.Edit]:
         hooks_path, toml_path = self.hooks_path(), self.toml_path()

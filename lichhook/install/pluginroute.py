@@ -322,3 +322,32 @@ def finish_uninstall(h: Harness) -> List[str]:
             pass
         lines.append(f"plugin: removed lichhook's marketplace folder {folder}")
     return lines
+
+
+class PluginRouted(harness.EntryHarness):
+    """A harness whose config entries can instead come through its own plugin manager
+    (Claude Code, Codex): it writes its entries with ``config_install`` and takes them
+    out with ``config_uninstall``; this class picks the route."""
+
+    def config_install(self, target: Target) -> List[files.Edit]:
+        raise NotImplementedError
+
+    def config_uninstall(self, target: Target) -> List[files.Edit]:
+        raise NotImplementedError
+
+    def install(self, target: Target) -> List[files.Edit]:
+        """Through the harness's plugin manager where its CLI can, taking out what an
+        earlier lichhook wrote into the config; else into the config."""
+        if route_problem(self) is None:
+            check_can_install(self, self.replacing)
+            return edits(self, target) + self.config_uninstall(target)
+        return self.config_install(target)
+
+    def uninstall(self, target: Target) -> List[files.Edit]:
+        return self.config_uninstall(target)
+
+    def after_install(self, target: Target, owners: object) -> List[str]:
+        return finish_install(self, target, owners)
+
+    def after_uninstall(self, target: Target) -> List[str]:
+        return finish_uninstall(self)
