@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:  # imported by path from elsewhere (bench/, tests)
     sys.path.insert(0, str(ROOT))
 
 from lichhook.archive import CompileError, compile_for, write_archive  # noqa: E402
-from lichhook.install.assemble import MAIN, package_members  # noqa: E402  (install assembles the same layout)
+from lichhook.install.assemble import package_members, with_entry_point  # noqa: E402  (install assembles the same layout)
 
 PINS = ROOT / "vendor.txt"
 WHEEL_CACHE = ROOT / "build" / "wheels"
@@ -88,7 +88,7 @@ def wheel_members(wheel: Path) -> dict:
 def source_members(root: Path = ROOT) -> dict:
     """archive path -> bytes for lichhook/ (its adapters included)."""
     files = package_members(root / "lichhook")
-    files["__main__.py"] = MAIN
+    with_entry_point(files)
     return files
 
 

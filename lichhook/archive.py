@@ -38,6 +38,8 @@ from typing import Mapping, NamedTuple
 SHEBANG = b"#!/usr/bin/env python3\n"
 # 1980-01-01, the earliest time a zip can hold; SOURCE_DATE_EPOCH overrides it.
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+# The archive's entry point: a copy of lichhook/__main__.py, its first member.
+ENTRY_POINT = "__main__.py"
 # The member whose bytecode stands for the whole archive's.
 PROBE_MEMBER = "lichhook/__init__.pyc"
 
@@ -91,9 +93,12 @@ def archive_bytes(files: Mapping[str, bytes], shebang: bytes = SHEBANG,
         for name in sorted(files):
             info = zipfile.ZipInfo(name, date_time=stamp)
             # Bytecode is stored: every hook run reads its .pyc, and inflating them costs
-            # an import of zlib plus a decompression per module. The .py, only read by
-            # other Python versions, stay deflated.
-            info.compress_type = zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED
+            # an import of zlib plus a decompression per module. So is the entry point,
+            # which Python may read before any lichhook code can put the standard
+            # library's zlib ahead of a user's (lichhook/__main__.py). The other .py, only
+            # read by other Python versions, stay deflated.
+            stored = name.endswith(".pyc") or name == ENTRY_POINT
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             info.create_system = 3  # unix, so the mode reads the same everywhere
             zf.writestr(info, files[name], compresslevel=6)

@@ -20,6 +20,7 @@ from lichhook.archive import archive_bytes, members, stamp
 # lichhook's top-level modules that are hot.
 HOT_MODULES = (
     "lichhook",
+    "lichhook.__main__",  # every archive's entry point, as __main__.py
     "lichhook._version",
     "lichhook.adapter",
     "lichhook.cli",

@@ -16,6 +16,9 @@ def running_archive() -> "Optional[str]":
     # rather than imported: lichhook/__init__.py is the face plugins import, above every
     # module of lichhook, and no module below it imports it back.
     archive = getattr(getattr(sys.modules["lichhook"], "__loader__", None), "archive", None)
+    if archive:
+        # A hooks run reads its archive through a path of its own (lichhook/__main__.py).
+        archive = getattr(sys.modules.get("__main__"), "LICHHOOK_ARCHIVE", None) or archive
     return os.path.abspath(archive) if archive else None
 
 

@@ -3,7 +3,11 @@ per-user folder inside a throw-away home."""
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, Mapping, Optional
 
@@ -53,7 +57,7 @@ with open(os.path.join({markers!r}, {name!r}), "w") as f:
     f.write("ran")
 raise ImportError("the project's {name} ran inside lichhook")
 """
-SHADOWED = ("select", "json", "_json", "_socket", "fcntl")
+SHADOWED = ("select", "json", "_json", "_socket", "fcntl", "struct", "zlib")
 
 
 def shadowing_project(folder: Path) -> "tuple[Path, Path]":
@@ -66,3 +70,18 @@ def shadowing_project(folder: Path) -> "tuple[Path, Path]":
     for name in SHADOWED:
         (project / f"{name}.py").write_text(_SHADOW.format(markers=str(markers), name=name), encoding="utf-8")
     return project, markers
+
+
+def other_pythons() -> list:
+    """One interpreter of every other minor version pyenv or PATH has (never the running one's:
+    under a virtualenv the running version's own interpreter is found there too)."""
+    mine = "%d.%d" % sys.version_info[:2]
+    found = []
+    for version in [v for v in ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15") if v != mine]:
+        candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python{version}"))
+        candidates += [p for p in [shutil.which(f"python{version}")] if p]
+        for exe in candidates:
+            if subprocess.run([exe, "-c", "pass"], capture_output=True).returncode == 0:
+                found.append(exe)
+                break
+    return found

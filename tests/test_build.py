@@ -17,7 +17,7 @@ import pytest
 import build_zipapp
 from testkit.archive import same_copy
 from testkit.constants import ROOT
-from testkit.environment import lich_env
+from testkit.environment import lich_env, other_pythons
 
 
 def sha256(path: Path) -> str:
@@ -83,21 +83,6 @@ def test_modules_load_from_pyc_in_any_time_zone(pyz, tz):
     done = subprocess.run([sys.executable, "-c", PROBE, str(pyz)], env=env, capture_output=True, check=True)
     files = json.loads(done.stdout)
     assert all(f.endswith(".pyc") and str(pyz) in f for f in files.values()), files
-
-
-def other_pythons() -> list:
-    """One interpreter of every other minor version pyenv or PATH has (never the running one's:
-    under a virtualenv the running version's own interpreter is found there too)."""
-    mine = "%d.%d" % sys.version_info[:2]
-    found = []
-    for version in [v for v in ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15") if v != mine]:
-        candidates = glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python{version}"))
-        candidates += [p for p in [shutil.which(f"python{version}")] if p]
-        for exe in candidates:
-            if subprocess.run([exe, "-c", "pass"], capture_output=True).returncode == 0:
-                found.append(exe)
-                break
-    return found
 
 
 @pytest.mark.skipif(not other_pythons(), reason="no other Python version installed here")

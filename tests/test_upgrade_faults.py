@@ -5,13 +5,18 @@ with its verdict, and doctor names the missing archive."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from lichhook.archive import archive_bytes, members, stamp
+from lichhook.install.stable import copy_archive
 from testkit.archive import installed_copy, installed_hooks
+from testkit.environment import other_pythons, shadowing_project
 
 PLUGIN = "from lichhook import hookimpl\n"  # any plugin file sends the hook through the host
 
@@ -55,3 +60,73 @@ def test_doctor_names_a_missing_complete_archive(run, installed):
     out = done.stdout.decode()
     assert done.returncode == 1 and "no problem found" not in out
     assert f"{complete}" in out and "missing" in out.split("problem:", 1)[1]
+
+
+# -- an upgrade while a hook runs ------------------------------------------------------------
+
+def next_release(complete: bytes) -> bytes:
+    """``complete`` as a later release could be: one more member near the front, so every
+    member after it lies at another offset, as any change to the sources does."""
+    shebang, files = members(complete)
+    files["lichhook/!upgrade.txt"] = b"a later release\n" * 200
+    return archive_bytes(files, shebang, stamp(complete))
+
+
+def started(command: list, env: dict) -> subprocess.Popen:
+    """``command`` started with its stdin open and empty, once it waits there for its
+    payload (Linux says so in /proc): it has imported what a hook imports before reading
+    its payload, and imports the rest after. It reads for 1 s at most."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    waiting = Path(f"/proc/{proc.pid}/wchan")
+    deadline = time.monotonic() + 0.8
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if any(word in waiting.read_text() for word in ("poll", "select")):
+                break
+        except OSError:
+            pass
+        time.sleep(0.005)
+    assert proc.poll() is None, proc.communicate()
+    return proc
+
+
+@pytest.mark.parametrize("with_plugin", [False, True], ids=["hooks-archive", "and-the-complete-one"])
+@pytest.mark.parametrize("provider,event,payload,verdict", [
+    ("claude", "PreToolUse", {"session_id": "s-up", "hook_event_name": "PreToolUse", "tool_name": "Bash"}, b""),
+    ("antigravity", "PreToolUse", {"conversation_id": "s-up", "tool_name": "run_command",
+                                   "hook_event_name": "PreToolUse"}, b'{"decision":"allow"}'),
+])
+def test_a_hook_running_while_install_replaces_its_archives_sends_its_report(installed, standin, provider, event,
+                                                                            payload, verdict, with_plugin):
+    """install replaces both archives (its own code, stable.copy_archive) while a hook
+    waits for its payload: the hook still imports what it needs, whole, from the files
+    it started with, and its report reaches lich once."""
+    plugin_env, complete, hooks = installed
+    env = dict(plugin_env if with_plugin else {k: v for k, v in plugin_env.items() if k != "LICHHOOK_PLUGIN_DIR"},
+               **standin.environ(), LICHHOOK_DEBUG="1")
+    upgrade, before = next_release(complete.read_bytes()), hooks.read_bytes()
+    proc = started([sys.executable, "-I", "-S", str(hooks), provider, event], env)
+    copy_archive(upgrade, str(complete))
+    assert hooks.read_bytes() != before
+    out, err = proc.communicate(json.dumps(payload).encode(), timeout=30)
+    assert (proc.returncode, out) == (0, verdict), err.decode()
+    assert b"nothing sent" not in err and b"Traceback" not in err, err.decode()
+    assert [r.verdict for r in standin.wait_for(1, timeout=10)] == ["accepted"]
+
+
+def test_a_project_on_pythonpath_never_runs_inside_an_archive_run_by_hand(pyz, base_env, tmp_path):
+    """``python3 lichhook.pyz claude-code stop`` by hand, without -I, in a project with
+    PYTHONPATH=. holding its own json.py, struct.py, zlib.py: the standard library's
+    run, and the Stop hook answers as it does anywhere else. On a Python the archive has
+    no bytecode for, its sources are inflated with zlib, which then is Python's too."""
+    project, markers = shadowing_project(tmp_path)
+    payload = b'{"session_id": "s-by-hand", "stop_hook_active": false}'
+    pythons = [sys.executable] + other_pythons()[:1]
+    for python in pythons:
+        clean = subprocess.run([python, str(pyz), "claude-code", "stop"], input=payload, env=base_env,
+                               capture_output=True, timeout=60, cwd=str(tmp_path))
+        done = subprocess.run([python, str(pyz), "claude-code", "stop"], input=payload,
+                              env=dict(base_env, PYTHONPATH="."), capture_output=True, timeout=60, cwd=str(project))
+        assert (done.returncode, done.stdout, done.stderr) == (0, clean.stdout, b""), (python, done.stderr.decode())
+        assert sorted(os.listdir(markers)) == [], python
+

@@ -10,13 +10,11 @@ of Python would do, for less at start-up, with public APIs only, and
   lichhook's own code ran;
 - folders: platformdirs' user config and state folders on Linux and macOS, without
   importing platformdirs;
-- hooks archive: the registered hooks run an archive holding only the hot set
-  (``lichhook.hotset``), and reach the rest in the complete archive beside it;
 - ``quickjson`` (a module of its own: the no-op path does without it): ``json.loads``
   and ``json.dumps`` for plain JSON without importing ``json``, which hands everything
   else to ``json``.
 
-The first three share this one module because every hot command needs them, and each
+The first two share this one module because every hot command needs them, and each
 module a command imports costs about 0.1 ms of the import machinery, whatever it holds.
 
 The modules of the hot set also keep ``typing`` off the hooks' path: no ``from
@@ -48,7 +46,6 @@ if TYPE_CHECKING:
 
 
 def begin(short_lived: bool) -> None:
-    reach_complete_archive()
     if short_lived:
         import gc
 
@@ -163,32 +160,3 @@ def user_config_dir(environ: "Mapping[str, str]" = os.environ) -> str:
 def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_state_dir("lichhook", appauthor=False)."""
     return _folder(environ, "state", "XDG_STATE_HOME", "~/.local/state")
-
-
-
-
-# --- hooks archive: the modules hooks and wait ops import, the rest beside it ------------------
-#
-# Before the first import from an archive, zipimport reads its whole table of contents,
-# about 4 us per member: 1 ms for the complete archive, most of it for modules no hook
-# imports (install, tomlkit, pluggy, the MCP server). So install puts two archives in each
-# Python's folder: the complete one (``lichhook.pyz``, which the MCP server and every
-# other command run) and a hooks archive (``hooks.pyz``) holding only the hot set
-# (``lichhook.hotset``), which the registered hooks run. Any other module a hooks run
-# needs (a plugin's pluggy, say) comes from the complete archive beside it, exactly as if it ran that one.
-
-HOOKS_ARCHIVE = "hooks.pyz"
-COMPLETE_ARCHIVE = "lichhook.pyz"
-
-
-def reach_complete_archive() -> None:
-    """When this run started from a hooks archive, let imports find what it does not
-    hold in the complete archive beside it: lichhook's other modules, and the packages
-    vendored at the top (pluggy, platformdirs, tomlkit)."""
-    lichhook = sys.modules["lichhook"]  # the package's face, already imported (see selfcmd)
-    archive = getattr(getattr(lichhook, "__loader__", None), "archive", None)
-    if not archive or os.path.basename(archive) != HOOKS_ARCHIVE:
-        return
-    complete = os.path.join(os.path.dirname(archive), COMPLETE_ARCHIVE)
-    lichhook.__path__.append(os.path.join(complete, "lichhook"))
-    sys.path.append(complete)

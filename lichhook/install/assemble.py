@@ -18,13 +18,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Tuple
 
-from lichhook.archive import archive_bytes, members, with_bytecode
+from lichhook.archive import ENTRY_POINT, archive_bytes, members, with_bytecode
 
 # What an archive holds of a package folder: its modules and the data files install
 # writes (the JS modules for opencode and omp). build_zipapp.py reads the same list.
 MEMBER_SUFFIXES = (".py", ".js", ".cmd", ".ps1", ".json")
-# The archive's own __main__.py, the same in the build and here.
-MAIN = b"from lichhook.cli import entry\n\nentry()\n"
 # The lichhook package folder this module belongs to (lichhook/install/assemble.py).
 PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -44,6 +42,12 @@ def package_members(base: Path, prefix: str = "lichhook") -> Dict[str, bytes]:
             # LF whatever the checkout: a Windows one (core.autocrlf) must build the same bytes.
             files[f"{prefix}/{path.relative_to(base).as_posix()}"] = path.read_bytes().replace(b"\r\n", b"\n")
     return files
+
+
+def with_entry_point(files: Dict[str, bytes]) -> None:
+    """Give the archive ``files`` its ``__main__.py``: lichhook's own (lichhook/__main__.py),
+    which the build and install both use."""
+    files[ENTRY_POINT] = files["lichhook/__main__.py"]
 
 
 def dependencies() -> list:
@@ -97,7 +101,7 @@ def assembled() -> bytes:
     for name in dependencies():
         files.update(distribution_members(name))
     files.update(package_members(PACKAGE))
-    files["__main__.py"] = MAIN
+    with_entry_point(files)
     return archive_bytes(with_bytecode(files))
 
 

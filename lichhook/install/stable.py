@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import List, Optional
 
 from lichhook.archive import Bytecode, CompileError, compile_for, serves
-from lichhook.coldstart import COMPLETE_ARCHIVE as ARCHIVE_NAME
-from lichhook.coldstart import HOOKS_ARCHIVE as HOOKS_NAME
+from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
+from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
 from lichhook.install import files
 from lichhook.install.jsonmerge import ConfigError
