@@ -138,4 +138,56 @@ def entry() -> None:
 
     fast = short_lived(sys.argv[1:])
     coldstart.begin(fast)
-    coldstart.finish(main(started=started), fast)
+    try:
+        code = main(started=started)
+    except Exception as exc:
+        if not fast:
+            raise  # a command the user typed: the traceback says what went wrong
+        code = failed(sys.argv[1:], exc)
+    coldstart.finish(code, fast)
+
+
+# The hooks a harness runs, as opposed to the wait ops a model runs: whatever happens,
+# these exit 0, printing at most their harness's verdict.
+HOOK_COMMANDS = frozenset({"claude-code", "codex-waits"})
+
+
+def failed(args: "list[str]", exc: Exception) -> int:
+    """The end of a short-lived command that raised ``exc`` where nothing caught it (a
+    module missing from a damaged archive, a bug): no traceback. A hook gives its harness
+    the verdict it needs, leaves a failure record for doctor and exits 0; a wait op says
+    what failed on stderr and exits 1. Each step is itself guarded: the modules it reads
+    may be the broken ones."""
+    import os
+
+    word = args[0] if args else "claude"
+    event = args[1] if len(args) > 1 and args[1] else None
+    why = f"{type(exc).__name__}: {exc}"
+    if word == "wait":
+        try:
+            sys.stderr.write(f"lichhook wait: failed ({why}); run it again, or see `lichhook doctor`.\n")
+        except (AttributeError, OSError, ValueError):
+            pass
+        return 1
+    if word not in HOOK_COMMANDS:  # a provider word: the report path
+        try:
+            from lichhook.adapters import BY_PROVIDER
+            from lichhook.coldstart import write_stdout
+
+            descriptor = BY_PROVIDER.get(word)
+            if descriptor is not None:
+                write_stdout(descriptor.verdict(event))
+        except Exception:  # noqa: BLE001 - not even the descriptors could be read
+            pass
+    try:
+        from lichhook.failures import record
+
+        record(os.environ, word, event, exc)
+    except Exception:  # noqa: BLE001 - the exit status matters more than the trace
+        pass
+    if os.environ.get("LICHHOOK_DEBUG", "").strip() == "1":
+        try:
+            sys.stderr.write(f"lichhook: {' '.join(args[:2])}: failed ({why}); nothing more done\n")
+        except (AttributeError, OSError, ValueError):
+            pass
+    return 0

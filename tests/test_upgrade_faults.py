@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lichhook.archive import archive_bytes, members, stamp
+from lichhook.archive import archive_bytes, legacy_pyc, members, stamp
 from lichhook.install.stable import copy_archive
 from testkit.archive import installed_copy, installed_hooks
 from testkit.environment import other_pythons, shadowing_project
@@ -130,3 +130,40 @@ def test_a_project_on_pythonpath_never_runs_inside_an_archive_run_by_hand(pyz, b
         assert (done.returncode, done.stdout, done.stderr) == (0, clean.stdout, b""), (python, done.stderr.decode())
         assert sorted(os.listdir(markers)) == [], python
 
+
+# -- whatever breaks, no traceback ------------------------------------------------------------
+
+def damaged(hooks: Path, module: str) -> None:
+    """Make ``module`` (an archive path without suffix) of the hooks archive raise when
+    imported, as a bug or a damaged copy would."""
+    shebang, files = members(hooks.read_bytes())
+    source = b"raise RuntimeError('damaged on purpose')\n"
+    files[module + ".py"] = source
+    files[module + ".pyc"] = legacy_pyc(module + ".py", source)
+    hooks.write_bytes(archive_bytes(files, shebang, stamp(hooks.read_bytes())))
+
+
+@pytest.mark.parametrize("module,args,payload,outcome", [
+    ("lichhook/report", ["antigravity", "PreToolUse"], {"conversation_id": "c-1", "tool_name": "run_command"},
+     (0, b'{"decision":"allow"}')),
+    ("lichhook/claude_code/__init__", ["claude-code", "stop"], {"session_id": "s-1"}, (0, b"")),
+    ("lichhook/codex_waits", ["codex-waits", "session-start"], {"session_id": "s-1"}, (0, b"")),
+    ("lichhook/waits/cli", ["wait", "list", "--by", "me", "--session", "s-1"], None, (1, b"")),
+])
+def test_a_hook_that_raises_where_nothing_catches_it_exits_with_its_verdict(installed, standin, home, module, args,
+                                                                          payload, outcome):
+    env, _, hooks = installed
+    env = dict(env, **standin.environ())
+    env.pop("LICHHOOK_PLUGIN_DIR")
+    damaged(hooks, module)
+    done = subprocess.run([sys.executable, "-I", "-S", str(hooks), *args],
+                          input=json.dumps(payload).encode() if payload else b"", env=env, capture_output=True,
+                          timeout=30)
+    assert (done.returncode, done.stdout) == outcome, done.stderr.decode()
+    assert b"Traceback" not in done.stderr
+    if args[0] == "wait":
+        assert b"damaged on purpose" in done.stderr and done.stderr.count(b"\n") == 1
+    else:
+        assert done.stderr == b""
+        failures = list(home.rglob("failures.jsonl"))
+        assert failures and b"damaged on purpose" in failures[0].read_bytes()
