@@ -16,8 +16,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Container, Dict, Iterable, List, Mapping, Optional
 
-    from lichhook.adapters import Descriptor
-
 PROVIDER_PATTERN = "^[a-z][a-z0-9_-]{0,31}$"
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _PROVIDER_CHARS = _LOWER | frozenset("0123456789_-")
@@ -149,35 +147,6 @@ class Adapter:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} provider={self.provider!r}>"
-
-
-class BuiltinAdapter(Adapter):
-    """A built-in adapter: its verdicts, events and file-changing tools come from its
-    harness's descriptor (``lichhook.adapters``), never from the adapter itself."""
-
-    @property
-    def descriptor(self) -> "Descriptor":
-        from lichhook.adapters import BY_PROVIDER
-
-        return BY_PROVIDER[self.provider]
-
-    @property
-    def verdict(self) -> str:  # type: ignore[override]
-        return self.descriptor.verdict()
-
-    @property
-    def verdicts(self) -> "Mapping[str, str]":  # type: ignore[override]
-        return self.descriptor.verdicts()
-
-    @property
-    def events(self) -> "Container[str]":  # type: ignore[override]
-        return self.descriptor  # a Container of the event words it takes
-
-    def verdict_for(self, event: str) -> str:
-        return self.descriptor.verdict(event)
-
-    def writes_files(self, tool: "Optional[str]") -> bool:
-        return tool in self.descriptor.writers
 
 
 def start_only(adapter: object, event: Event) -> "List[Report]":

@@ -1,16 +1,18 @@
-"""Small readers shared by the built-in adapters: fields of a payload, the words a card
-shows for a tool call (its detail) and for a wait (its reason), and the events Claude
-Code and Codex send alike."""
+"""What the built-in adapters share: their base class, small readers of a payload's
+fields, the words a card shows for a tool call (its detail) and for a wait (its reason),
+and the events Claude Code and Codex send alike."""
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.adapter import Report
+from lichhook.adapter import Adapter, Report
+from lichhook.adapters import BY_PROVIDER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+    from typing import Any, Callable, Container, Dict, List, Mapping, Optional, Sequence
 
-    from lichhook.adapter import BuiltinAdapter, Event
+    from lichhook.adapter import Event
+    from lichhook.adapters import Descriptor
 
 # Where each harness puts what a tool call acts on, in the order a card prefers them: a
 # command (Claude Code and Codex `command`, Antigravity `CommandLine`); a file (Claude
@@ -23,6 +25,34 @@ TEXT_KEYS = ("pattern", "query", "Query", "url", "Url")
 FOLDER_KEYS = ("path", "DirectoryPath", "SearchPath", "SearchDirectory")
 PATCH_START = "*** Begin Patch"
 PATCH_FILES = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+
+
+
+class BuiltinAdapter(Adapter):
+    """A built-in adapter: its verdicts, events and file-changing tools come from its
+    harness's descriptor (``lichhook.adapters.BY_PROVIDER``), never from the adapter itself."""
+
+    @property
+    def descriptor(self) -> "Descriptor":
+        return BY_PROVIDER[self.provider]
+
+    @property
+    def verdict(self) -> str:  # type: ignore[override]
+        return self.descriptor.verdict()
+
+    @property
+    def verdicts(self) -> "Mapping[str, str]":  # type: ignore[override]
+        return self.descriptor.verdicts()
+
+    @property
+    def events(self) -> "Container[str]":  # type: ignore[override]
+        return self.descriptor  # a Container of the event words it takes
+
+    def verdict_for(self, event: str) -> str:
+        return self.descriptor.verdict(event)
+
+    def writes_files(self, tool: "Optional[str]") -> bool:
+        return tool in self.descriptor.writers
 
 
 def string_at(payload: "Mapping[str, Any]", *path: str) -> "Optional[str]":

@@ -15,8 +15,8 @@ conversation's first ``USER_INPUT``, its ``<USER_REQUEST>`` tags removed.
 
 import os
 
-from lichhook.adapter import BuiltinAdapter, Report
-from ._fields import detail, mapping_at, string_at, titled
+from lichhook.adapter import Report
+from ._fields import BuiltinAdapter, detail, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

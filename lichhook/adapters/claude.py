@@ -13,8 +13,8 @@ tool until one is known, and at every Stop (a later one replaces it).
 
 import os
 
-from lichhook.adapter import BuiltinAdapter, Report
-from ._fields import command_hook, detail, mapping_at, reason, string_at
+from lichhook.adapter import Report
+from ._fields import BuiltinAdapter, command_hook, detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ the rollout (never from a sub-agent's, which its own hooks point at).
 
 import os
 
-from lichhook.adapter import BuiltinAdapter, Report
-from ._fields import command_hook, detail, mapping_at, reason, string_at
+from lichhook.adapter import Report
+from ._fields import BuiltinAdapter, command_hook, detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ ever end a ``busy``. Empty stdout is no opinion on the tool call.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.adapter import BuiltinAdapter, Report
-from ._fields import string_at
+from lichhook.adapter import Report
+from ._fields import BuiltinAdapter, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ Every other session is reported: a fork's ``parentSession`` is the parent's id, 
 
 import os
 
-from lichhook.adapter import BuiltinAdapter, Report
-from ._fields import detail, mapping_at, string_at, titled
+from lichhook.adapter import Report
+from ._fields import BuiltinAdapter, detail, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

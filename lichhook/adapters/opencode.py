@@ -16,8 +16,8 @@ it on ``session.created``) reports the session start alone, as it always did.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.adapter import BuiltinAdapter, Report
-from ._fields import detail, mapping_at, reason, string_at
+from lichhook.adapter import Report
+from ._fields import BuiltinAdapter, detail, mapping_at, reason, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
