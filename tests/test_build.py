@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -56,6 +57,20 @@ def test_every_module_has_a_legacy_pyc_beside_its_source(pyz):
     assert "lichhook/adapters/claude.py" in sources and "pluggy/__init__.py" in sources
     assert not [n for n in names if "__pycache__" in n]
     assert {s[:-3] + ".pyc" for s in sources} <= names
+
+
+def test_the_entry_point_is_the_first_member_stored_as_is(pyz):
+    """A hook started just before an upgrade may read its entry point from the new archive
+    at the old one's offset (lichhook/__main__.py): it comes first, uncompressed (no zlib
+    before lichhook's code runs), and is lichhook's own __main__.py, in the complete
+    archive and in the hooks archive alike."""
+    from lichhook.hotset import hooks_archive
+
+    for data in (pyz.read_bytes(), hooks_archive(pyz.read_bytes())):
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            first = zf.infolist()[0]
+            assert (first.filename, first.compress_type) == ("__main__.py", zipfile.ZIP_STORED)
+            assert zf.read(first) == (ROOT / "lichhook" / "__main__.py").read_bytes()
 
 
 def test_vendored_for_the_oldest_python(pyz):
