@@ -1,4 +1,4 @@
-"""Build dist/lichhook.pyz: lichhook, its adapters and vendored pluggy, platformdirs and tomlkit.
+"""Build dist/lichhook.pyz: lichhook, its adapters and vendored pluggy, platformdirs, tomlkit and tomli.
 
     python build_zipapp.py [--out dist/lichhook.pyz]
 

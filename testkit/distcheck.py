@@ -110,14 +110,22 @@ def scenario(lichhook: Path, home: Path) -> List[str]:
     # The archive install assembled from the installed package holds every file of the
     # tree's lichhook/, data files too, which no command above may have needed.
     copies = sorted((home / ".local" / "share" / "lichhook").glob("py*/lichhook.pyz"))
-    got = {name: data for name, data in read_archive(copies[0])[1].items()
-           if name.startswith("lichhook/") and not name.endswith(".pyc")} if len(copies) == 1 else {}
+    members = read_archive(copies[0])[1] if len(copies) == 1 else {}
+    got = {name: data for name, data in members.items() if name.startswith("lichhook/") and not name.endswith(".pyc")}
     expected = package_members(ROOT / "lichhook")
     if got != expected:
         raise Failed(f"the archive install made ({copies}) differs from the tree's lichhook/: missing "
                      f"{sorted(set(expected) - set(got))}, extra {sorted(set(got) - set(expected))}, changed "
                      f"{sorted(n for n in set(got) & set(expected) if got[n] != expected[n])}")
     said.append(f"installed archive: the tree's {len(expected)} lichhook files, no more, no fewer")
+    # tomli reads TOML values where the standard library has no tomllib: its marker brings
+    # it along for 3.9 and 3.10, never for 3.11 and later.
+    version = tuple(int(part) for part in copies[0].parent.name[len("py"):].split("."))
+    packages = sorted({name.split("/", 1)[0] for name in members if "/" in name and ".dist-info/" not in name})
+    if ("tomli" in packages) != (version < (3, 11)):
+        raise Failed(f"the archive install made for Python {copies[0].parent.name} holds {packages}: tomli belongs "
+                     "there before 3.11 only")
+    said.append(f"installed archive for {copies[0].parent.name}: {', '.join(packages)}")
 
     settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
     starts = [h["command"] for group in settings["hooks"]["SessionStart"] for h in group["hooks"]]

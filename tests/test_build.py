@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -80,6 +81,39 @@ def test_vendored_for_the_oldest_python(pyz):
     for spec in pins:
         name, version = spec.split("==")
         assert f"{name}-{version}.dist-info/METADATA" in names
+
+
+def test_every_dependency_is_vendored_whatever_its_marker(pyz):
+    """The archive runs on every Python from 3.9: it carries each distribution lichhook
+    needs on any of them (tomli, needed before 3.11 only, too), pinned in vendor.txt."""
+    from importlib import metadata
+
+    pinned = {spec.split("==")[0].lower() for spec in build_zipapp.pinned_wheels()}
+    needed = {re.match(r"[A-Za-z0-9._-]+", line).group(0).lower()
+              for line in metadata.requires("lichhook") or [] if "extra" not in line}
+    assert "tomli" in needed and needed == pinned
+
+
+TOML_READER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from lichhook.install import tomlconfig
+print(tomlconfig.tomllib.__name__, tomlconfig.tomllib.__file__)
+"""
+
+
+@pytest.mark.parametrize("python", [sys.executable, *other_pythons()])
+def test_the_archive_reads_toml_values_with_tomllib_or_its_vendored_tomli(pyz, python):
+    """tomlkit takes seconds to read thousands of tables: every Python must find the fast
+    reader, the standard one from 3.11 on and the archive's tomli before."""
+    done = subprocess.run([python, "-I", "-S", "-c", TOML_READER, str(pyz)], capture_output=True, check=True)
+    name, where = done.stdout.decode().split()
+    version = subprocess.run([python, "-c", "import sys; print(sys.version_info >= (3, 11))"], capture_output=True,
+                             check=True).stdout.strip()
+    if version == b"True":
+        assert name == "tomllib" and str(pyz) not in where
+    else:
+        assert name == "tomli" and where.startswith(str(pyz))
 
 
 PROBE = """

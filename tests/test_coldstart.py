@@ -523,7 +523,8 @@ def test_the_hooks_archive_holds_the_hot_set_as_the_complete_archive_holds_it(py
     assert files == {name: body for name, body in complete.items() if hot.is_hot_member(name)}
     assert {"__main__.py", "__main__.pyc", "lichhook/__init__.pyc", "lichhook/cli.pyc", "lichhook/waits/api.pyc",
             "lichhook/adapters/claude.pyc", "lichhook/contracts/session_state.pyc"} <= set(files)
-    assert not [n for n in files if n.startswith(("lichhook/install/", "lichhook/mcp/", "pluggy/", "tomlkit/"))]
+    assert not [n for n in files if n.startswith(("lichhook/install/", "lichhook/mcp/", "pluggy/", "tomlkit/",
+                                                    "tomli/"))]
     assert not [n for n in files if n.startswith("lichhook/hotset.")]  # install reads it, hooks do not
     assert bytecode_of(files) == bytecode_of(complete) is not None
     assert bytecode_magic(pyz) == bytecode_of(files)

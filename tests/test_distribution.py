@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from lichhook.archive import read_archive
-from lichhook.install.assemble import oldest_of
+from lichhook.install.assemble import AssembleError, dependencies, marker_holds, oldest_of
 from testkit.archive import installed_copy
 from testkit.constants import LICH_SESSION
 
@@ -51,9 +51,10 @@ def test_install_from_an_installed_lichhook_assembles_the_archive_its_hooks_run(
         assert "run lichhook uninstall --all before you remove that environment" in said
     copy = installed_copy(home)
     # The same lichhook as the release build, and the same packages beside it (their
-    # versions are whatever pip installed here).
+    # versions are whatever pip installed here), but tomli from 3.11 on, where the
+    # standard library reads TOML and pip installs no tomli for lichhook.
     assert lichhook_members(copy) == lichhook_members(pyz)
-    assert top_level(copy) == top_level(pyz)
+    assert top_level(copy) == top_level(pyz) - ({"tomli"} if sys.version_info >= (3, 11) else set())
 
     settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
     command = next(h["command"] for group in settings["hooks"]["SessionStart"] for h in group["hooks"]
@@ -79,6 +80,36 @@ def test_the_oldest_python_an_archive_runs_on_is_its_highest_lower_bound():
     })
     assert found == ((3, 10), "pluggy-1.7.0")
     assert oldest_of({"x-1.dist-info/METADATA": b"Name: x\nRequires-Python: <4\n"}) is None
+
+
+@pytest.mark.parametrize("marker,python,holds", [
+    ("", (3, 9), True),
+    (' python_version < "3.11"', (3, 9), True),
+    (' python_version < "3.11"', (3, 10), True),
+    (' python_version < "3.11"', (3, 11), False),
+    (" python_version < '3.11'", (3, 15), False),
+    (' python_version >= "3.10" and python_version != "3.12"', (3, 13), True),
+    (' python_version >= "3.10" and python_version != "3.12"', (3, 12), False),
+    (' python_version > "3.9"', (3, 9), False),
+    (' python_version <= "3.9"', (3, 9), True),
+    (' python_version == "3.10"', (3, 10), True),
+])
+def test_a_python_version_marker_is_judged_for_the_python_that_assembles(marker, python, holds):
+    assert marker_holds(marker, python) is holds
+
+
+@pytest.mark.parametrize("marker", [' sys_platform == "win32"', ' python_version < "3.11" or os_name == "nt"',
+                                    ' python_full_version < "3.11.2"'])
+def test_a_marker_install_cannot_judge_is_named_not_guessed(marker):
+    with pytest.raises(AssembleError) as refused:
+        marker_holds(marker, (3, 11))
+    assert marker.strip() in str(refused.value)
+
+
+def test_tomli_is_assembled_before_3_11_only():
+    assert "tomli" in dependencies((3, 9)) and "tomli" in dependencies((3, 10))
+    assert "tomli" not in dependencies((3, 11))
+    assert {"pluggy", "platformdirs", "tomlkit"} <= set(dependencies((3, 11)))
 
 
 def _python_older_than(bound: tuple) -> "str | None":

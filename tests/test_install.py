@@ -651,7 +651,7 @@ def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
     assert not (home / ".claude" / "settings.json").exists() and not (home / ".codex" / "hooks.json").exists()
 
 
-# -- Pythons without a TOML reader (3.9, 3.10) -------------------------------------------
+# -- Pythons without tomllib (3.9, 3.10): the archive's tomli reads values -------------------
 
 OLD_PYTHONS = [p for p in (os.path.expanduser(f"~/.pyenv/versions/{v}/bin/python3") for v in ("3.9.18", "3.10.13"))
                if os.path.exists(p)]

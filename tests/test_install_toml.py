@@ -105,6 +105,47 @@ def test_add_then_remove_gives_back_the_original_bytes_heavy(raw):
     round_trip(raw)
 
 
+@QUICK
+@given(toml_files())
+def test_the_fast_reader_agrees_with_tomlkit(raw):
+    """Values are read by tomllib (tomli before 3.11) and edits made by tomlkit: where
+    both read a file, they must read the same value, or a right edit would look wrong."""
+    text = raw.decode("utf-8-sig")
+    try:
+        theirs = value_of(raw)
+    except Exception:
+        assume(False)
+    assert tomlconfig.tomllib is not None
+    assert lf_strings(tomlconfig._value(text)) == lf_strings(theirs)
+
+
+def lf_strings(value):
+    """``value`` with CRLF in strings as LF: a multi-line string written with CRLF reads
+    with LF in tomllib and tomli, as written in tomlkit (TOML leaves it to the reader)."""
+    if isinstance(value, str):
+        return value.replace("\r\n", "\n")
+    if isinstance(value, dict):
+        return {k: lf_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [lf_strings(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("raw", [
+    b'model = "o3"\n\n[projects."/p"]\ntrust_level = "trusted"\n', b"x = nan\n", b'model = "o3"\n[tui]\r\nx = 1',
+    b'[mcp_servers.lichhook]\ncommand = "p"\nargs = ["' + ARCHIVE.encode() + b'", "mcp"]\n# about tui\n[tui]\nx = 1\n',
+])
+def test_without_a_fast_reader_tomlkit_reads_alone(raw, monkeypatch):
+    """An archive assembled from a 3.11 environment (no tomli in it) and run by 3.9 or
+    3.10 has neither tomllib nor tomli: the same edits, read by tomlkit, slower."""
+    with_reader = (tomlconfig.add(raw, "config.toml", TARGET, []), tomlconfig.remove(raw, "config.toml", TARGET, False))
+    monkeypatch.setattr(tomlconfig, "tomllib", None)
+    assert tomlconfig.add(raw, "config.toml", TARGET, []) == with_reader[0]
+    assert tomlconfig.remove(raw, "config.toml", TARGET, False) == with_reader[1]
+    if b"mcp_servers" not in raw:
+        round_trip(raw)
+
+
 @pytest.mark.parametrize("raw", [b"", b"\n", b"x = 1", b"x = 1\r\n", b"\xef\xbb\xbf", b"# only a comment",
                                  b"x = 1\n\n\n", b'[mcp_servers]\n', b'mcp_servers.docs.command = "d"\n'])
 def test_add_then_remove_gives_back_these_bytes(raw):

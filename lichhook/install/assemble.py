@@ -5,15 +5,20 @@ site-packages, so a hook starts the same whether lichhook came from the release 
 a wheel or a clone. A lichhook installed with pip or pipx has no archive to copy, so
 ``install`` assembles one here, in the layout build_zipapp.py writes: the lichhook
 package this module belongs to, and each distribution lichhook depends on (pluggy,
-platformdirs, tomlkit, as its own metadata lists them) from this Python's installed
-copy. A release archive holds the hash-pinned wheels of vendor.txt instead, resolved for
-Python 3.9; an assembled one holds whatever versions pip chose for this Python, which may
-need a newer one (``oldest_python`` tells), so install never hands it to an older Python.
+platformdirs, tomlkit, and tomli before Python 3.11, as its own metadata lists them)
+from this Python's installed copy. A release archive holds the hash-pinned wheels of
+vendor.txt instead, resolved for Python 3.9; an assembled one holds whatever versions pip
+chose for this Python, which may need a newer one (``oldest_python`` tells), so install
+never hands it to an older Python. One assembled on 3.11 or later holds no tomli: a 3.9
+or 3.10 harness given it reads TOML with tomlkit alone, right but slower on a large
+``config.toml``.
 """
 
 from __future__ import annotations
 
+import operator
 import re
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Tuple
@@ -50,9 +55,10 @@ def with_entry_point(files: Dict[str, bytes]) -> None:
     files[ENTRY_POINT] = files["lichhook/__main__.py"]
 
 
-def dependencies() -> list:
-    """The names of the distributions lichhook needs at run time, from its own metadata
-    (the ``dependencies`` of pyproject.toml), leaving out every extra's."""
+def dependencies(python: Tuple[int, int] = sys.version_info[:2]) -> list:
+    """The names of the distributions lichhook needs at run time on a Python of version
+    ``python`` (this one), from its own metadata (the ``dependencies`` of pyproject.toml),
+    leaving out every extra's and those whose marker does not hold (tomli, from 3.11 on)."""
     try:
         wanted = metadata.requires("lichhook") or []
     except metadata.PackageNotFoundError:
@@ -61,12 +67,36 @@ def dependencies() -> list:
     names = []
     for line in wanted:
         requirement, _, marker = line.partition(";")
-        if "extra" in marker:
+        if "extra" in marker or not marker_holds(marker, python):
             continue
         match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement.strip())
         if match:
             names.append(match.group(0))
     return names
+
+
+_PYTHON_VERSION = re.compile(r"""^\s*python_version\s*(<=|>=|==|!=|<|>)\s*(["'])(\d+)\.(\d+)\2\s*$""")
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+            "!=": operator.ne}
+
+
+def marker_holds(marker: str, python: Tuple[int, int]) -> bool:
+    """Whether the environment marker ``marker`` (empty: always) holds on a Python of
+    version ``python``. lichhook's own markers are ``python_version`` bounds joined by
+    ``and``, all this reads without the ``packaging`` library; any other marker raises
+    AssembleError naming it, so a new kind is taught here before it ships."""
+    if not marker.strip():
+        return True
+    for clause in marker.split(" and "):
+        found = _PYTHON_VERSION.match(clause)
+        if found is None:
+            raise AssembleError(f"lichhook's dependency marker {marker.strip()!r} is not one install can judge "
+                                "(only python_version bounds joined by 'and'); install lichhook from the release "
+                                "archive instead")
+        bound = (int(found.group(3)), int(found.group(4)))
+        if not _COMPARE[found.group(1)](python, bound):
+            return False
+    return True
 
 
 def distribution_members(name: str) -> Dict[str, bytes]:

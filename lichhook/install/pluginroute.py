@@ -148,8 +148,8 @@ def _codex_marketplace_source(h: Harness) -> Optional[str]:
         return None
 
     path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
-    doc = tomlconfig.parse(tomlconfig.decode(raw, path)[1], path).unwrap()
-    entry = (doc.get("marketplaces") or {}).get(lichplugin.MARKETPLACE)
+    value = tomlconfig.read_value(tomlconfig.decode(raw, path)[1], path)  # values only: the fast reader
+    entry = (value.get("marketplaces") or {}).get(lichplugin.MARKETPLACE)
     source = entry.get("source") if isinstance(entry, dict) else None
     return source if isinstance(source, str) else None
 
