@@ -336,8 +336,8 @@ class Lane:
 
     # an upgrade while a hook waits for its payload: the hook holds hooks.pyz and
     # lichhook.pyz (lichhook/__main__.py), so install's copy of the next release waits for
-    # it to end or, held past its retry, changes nothing and says why; either way the hook
-    # gives its verdict and its report reaches lich once
+    # it to end (stable.ARCHIVE_RETRY_SECONDS) or, held past that, changes nothing and says
+    # why; either way the hook gives its verdict and its report reaches lich once
     def upgrade_mid_hook(self, standin) -> None:  # type: ignore[no-untyped-def]
         from test_upgrade_faults import next_release
 
@@ -373,7 +373,7 @@ class Lane:
         import select
 
         import test_events as te
-        from lichhook.install.stable import pair_mismatch
+        from lichhook.install.stable import ARCHIVE_RETRY_SECONDS, pair_mismatch
 
         name = "PreToolUse-run_command"
         event, payload = te.fixture("antigravity", name)
@@ -435,6 +435,10 @@ class Lane:
                   "install said it replaced the copy, and did not")
             outcome = "install waited and replaced both"
         else:
+            # Given up on a hook that ended well within the copy's wait: the wait is too short.
+            check(ended - reading > ARCHIVE_RETRY_SECONDS - 0.3,
+                  f"install gave up after {result['seconds']:.2f} s on a hook that ended "
+                  f"{ended - reading:.2f} s after the copy began")
             check("another program has it open" in result["said"] and result["partly"] is False,
                   f"install over a hook's archives said {result['said']!r}")
             check(self.copy.read_bytes() == before_copy and self.hooks.read_bytes() == before_hooks,
