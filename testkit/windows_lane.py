@@ -235,6 +235,21 @@ print(json.dumps({"replaced": not said, "seconds": time.monotonic() - began, "sa
 """
 
 
+# A hook from the archive argv[1] whose table of contents was read (as Python reads it
+# as it starts) before the archive was replaced: it reads the table, says so, waits for
+# argv[2] to exist, then runs the archive's __main__ as Python would have.
+STALE_START = r"""
+import os, runpy, sys, time, zipimport
+archive = sys.argv[1]
+sys.path_importer_cache[archive] = zipimport.zipimporter(archive)
+print("read", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+sys.argv = [archive] + sys.argv[3:]
+runpy.run_path(archive, run_name="__main__")
+"""
+
+
 def threads(pid: int) -> int:
     """How many threads the Linux process ``pid`` (a Windows program under wine) has."""
     try:
@@ -269,7 +284,8 @@ class Lane:
 
     def all(self, standin: object) -> None:
         steps = [("install", self.install), ("held copy", self.held_copy),
-                 ("upgrade mid-hook", lambda: self.upgrade_mid_hook(standin)), ("events", lambda: self.events(standin)),
+                 ("upgrade mid-hook", lambda: self.upgrade_mid_hook(standin)),
+                 ("upgrade at start", lambda: self.upgrade_at_start(standin)), ("events", lambda: self.events(standin)),
                  ("waits", self.waits), ("locked store", self.locked_store),
                  ("claude-code hooks", self.claude_code), ("codex-waits", self.codex_waits), ("mcp", self.mcp),
                  ("code pages", self.code_pages), ("js modules", lambda: self.js_modules(standin)),
@@ -365,6 +381,53 @@ class Lane:
         finally:
             self.copy.write_bytes(original)
             self.hooks.write_bytes(original_hooks)
+
+    # an upgrade landing between Python's start, which reads hooks.pyz's table of
+    # contents, and the hook's hold: 3.10 and newer read the table again from the file
+    # held and the hook runs the new release whole; 3.9 cannot (lichhook/__main__.py),
+    # and what it does is said, not checked
+    def upgrade_at_start(self, standin) -> None:  # type: ignore[no-untyped-def]
+        import test_events as te
+        from test_upgrade_faults import next_release
+
+        from lichhook.install.stable import copy_archive
+
+        name = "PreToolUse-run_command"
+        event, payload = te.fixture("antigravity", name)
+        expected, verdict = te.EXPECTED["antigravity"][name]
+        original, original_hooks = self.copy.read_bytes(), self.hooks.read_bytes()
+        replaced = self.wine.profile / f"replaced {self.minor}"
+        replaced.unlink(missing_ok=True)
+        shutil.rmtree(self.wine.local / "lichhook" / "titles", ignore_errors=True)  # a card with no title yet
+        before = len(standin.reports)
+        hook = subprocess.Popen(["wine", str(self.exe), "-I", "-S", "-c", STALE_START, self.wine.win(self.hooks),
+                                 self.wine.win(replaced), "antigravity", event],
+                                env=dict(self.wine.env, **standin.environ(), LICHHOOK_DEBUG="1"),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert hook.stdout is not None
+            if hook.stdout.readline().strip() != b"read":
+                raise Miss(f"the hook did not start: {hook.communicate()}")
+            copy_archive(next_release(original), str(self.copy))  # nothing holds them yet
+            check(self.hooks.read_bytes() != original_hooks, "the copy left hooks.pyz as it was")
+            replaced.write_bytes(b"")
+            out, err = hook.communicate(json.dumps(payload).encode(), timeout=30)
+        finally:
+            if hook.poll() is None:
+                hook.kill()
+                hook.communicate()
+            self.copy.write_bytes(original)
+            self.hooks.write_bytes(original_hooks)
+        said = err.decode("utf-8", "replace")
+        if self.minor == "3.9":  # the hook has ended: whatever it sent has arrived
+            last = said.strip().splitlines()[-1:] or [""]
+            self.log(f"      3.9: exit {hook.returncode}, stdout {out!r}, lich got "
+                     f"{len(standin.reports) - before} report(s); {last[0][:160]}")
+            return
+        got = [te.said(r) for r in standin.wait_for(before + len(expected), timeout=5)[before:]]
+        check(hook.returncode == 0 and out == verdict.encode() and "Traceback" not in said,
+              f"a hook whose archive was replaced as it started: exit {hook.returncode}, stdout {out!r}; {said}")
+        check(got == expected, f"a hook whose archive was replaced as it started: lich got {got}; {said}")
 
     def one_upgrade_mid_hook(self, standin, release: Path, env: Dict[str, str],  # type: ignore[no-untyped-def]
                              feed: Optional[float]) -> str:
