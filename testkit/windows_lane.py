@@ -420,7 +420,7 @@ class Lane:
             self.hooks.write_bytes(original_hooks)
         said = err.decode("utf-8", "replace")
         if self.minor == "3.9":  # the hook has ended: whatever it sent has arrived
-            last = said.strip().splitlines()[-1:] or [""]
+            last = err.decode("cp1252", "replace").strip().splitlines()[-1:] or [""]  # wine's ANSI code page
             self.log(f"      3.9: exit {hook.returncode}, stdout {out!r}, lich got "
                      f"{len(standin.reports) - before} report(s); {last[0][:160]}")
             return
