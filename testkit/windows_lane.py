@@ -377,7 +377,7 @@ class Lane:
                                  f"{'no payload' if feed is None else f'the payload {feed:.1f} s after the copy began'}"
                                  f": {seen}")
                         break
-                    check(attempt == 0, "the same miss twice")
+                    check(attempt == 0, "an upgrade during a hook was spoilt twice in a row (said above)")
         finally:
             self.copy.write_bytes(original)
             self.hooks.write_bytes(original_hooks)
