@@ -19,21 +19,23 @@ _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 # How long a replace is retried on Windows while another process holds the target open.
-# The longest holder is a hook reading a mirror: it opens the file, reads at most 8 MiB and
-# closes it, which takes milliseconds, or a few hundred where the disk is slow or the
-# machine busy. One second covers that with room to spare.
+# The longest holder of a file lichhook rewrites is a hook reading a mirror: it opens the
+# file, reads at most 8 MiB and closes it, which takes milliseconds, or a few hundred
+# where the disk is slow or the machine busy. One second covers that with room to spare.
+# (The archives a hook runs are held for the hook's whole life: their copy waits longer,
+# lichhook.install.stable.ARCHIVE_RETRY_SECONDS.)
 REPLACE_RETRY_SECONDS = 1.0
 
 
-def replace(src: str, dst: str, dir_fd: "int | None" = None) -> None:
-    """``os.replace``, retried for up to REPLACE_RETRY_SECONDS on Windows, which refuses to
-    replace a file while any process (a hook reading it, an indexer) holds it open."""
+def replace(src: str, dst: str, dir_fd: "int | None" = None, seconds: float = REPLACE_RETRY_SECONDS) -> None:
+    """``os.replace``, retried for up to ``seconds`` on Windows, which refuses to replace a
+    file while any process (a hook reading it, an indexer) holds it open."""
     if sys.platform != "win32":
         os.replace(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         return
     import time
 
-    deadline = time.monotonic() + REPLACE_RETRY_SECONDS
+    deadline = time.monotonic() + seconds
     delay = 0.01
     while True:
         try:

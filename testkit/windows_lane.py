@@ -51,6 +51,9 @@ SLOW = 1.5
 LIVES = {"opencode": ["start", "busy", "title", "busy", "busy", "busy", "busy", "session-touched", "done"],
          "omp": ["start", "busy", "busy", "title", "busy", "session-touched", "busy", "done"]}
 LATE_JS = 3
+# The upgrade-mid-hook runs: (a plugin file in the plugin folder, seconds from the copy's
+# start to the hook's payload, None for none at all).
+MID_HOOK = [(False, 0.3), (True, 0.3), (False, None)]
 HARNESSES = ("claude", "codex", "antigravity", "crush", "opencode", "omp")
 
 
@@ -210,6 +213,51 @@ with open(sys.argv[1], "rb"):
 """
 
 
+# install's own copy of a release over the installed pair (lichhook.install.stable's
+# copy_archive, imported from that release), once told to on stdin: what it did, one line of JSON.
+COPY_RELEASE = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.stable import copy_archive
+with open(sys.argv[1], "rb") as f:
+    data = f.read()
+print("ready", flush=True)
+sys.stdin.readline()
+began = time.monotonic()
+try:
+    copy_archive(data, sys.argv[2])
+    said, partly = "", False
+except ConfigError as exc:
+    said, partly = str(exc), getattr(exc, "partly_done", None)
+print(json.dumps({"replaced": not said, "seconds": time.monotonic() - began, "said": said, "partly": partly}),
+      flush=True)
+"""
+
+
+# A hook from the archive argv[1] whose table of contents was read (as Python reads it
+# as it starts) before the archive was replaced: it reads the table, says so, waits for
+# argv[2] to exist, then runs the archive's __main__ as Python would have.
+STALE_START = r"""
+import os, runpy, sys, time, zipimport
+archive = sys.argv[1]
+sys.path_importer_cache[archive] = zipimport.zipimporter(archive)
+print("read", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+sys.argv = [archive] + sys.argv[3:]
+runpy.run_path(archive, run_name="__main__")
+"""
+
+
+def threads(pid: int) -> int:
+    """How many threads the Linux process ``pid`` (a Windows program under wine) has."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
+
+
 def earlier_release(archive: bytes) -> bytes:
     """``archive`` with one module a hook runs changed, as another release would have it."""
     import io
@@ -235,7 +283,10 @@ class Lane:
         return self.wine.python(self.exe, [*flags, self.wine.win(archive or self.hooks), *args], stdin=stdin, env=env)
 
     def all(self, standin: object) -> None:
-        steps = [("install", self.install), ("held copy", self.held_copy), ("events", lambda: self.events(standin)), ("waits", self.waits), ("locked store", self.locked_store),
+        steps = [("install", self.install), ("held copy", self.held_copy),
+                 ("upgrade mid-hook", lambda: self.upgrade_mid_hook(standin)),
+                 ("upgrade at start", lambda: self.upgrade_at_start(standin)), ("events", lambda: self.events(standin)),
+                 ("waits", self.waits), ("locked store", self.locked_store),
                  ("claude-code hooks", self.claude_code), ("codex-waits", self.codex_waits), ("mcp", self.mcp),
                  ("code pages", self.code_pages), ("js modules", lambda: self.js_modules(standin)),
                  ("uninstall", self.uninstall)]
@@ -298,6 +349,166 @@ class Lane:
         from lichhook.install.stable import pair_mismatch  # doctor's own check, run here
 
         check(pair_mismatch(str(self.copy)) is None, f"after the mend: {pair_mismatch(str(self.copy))}")
+
+    # an upgrade while a hook waits for its payload: the hook holds hooks.pyz and
+    # lichhook.pyz (lichhook/__main__.py), so install's copy of the next release waits for
+    # it to end (stable.ARCHIVE_RETRY_SECONDS) or, held past that, changes nothing and says
+    # why; either way the hook gives its verdict and its report reaches lich once
+    def upgrade_mid_hook(self, standin) -> None:  # type: ignore[no-untyped-def]
+        from test_upgrade_faults import next_release
+
+        original, original_hooks = self.copy.read_bytes(), self.hooks.read_bytes()
+        release = self.wine.profile / f"next release {self.minor}.pyz"
+        release.write_bytes(next_release(original))
+        plugins = self.wine.profile / f"plugins {self.minor}"
+        plugins.mkdir(exist_ok=True)
+        (plugins / "mine.py").write_text("from lichhook import hookimpl\n")  # the hook goes through the host
+        try:
+            for plugin, feed in MID_HOOK:
+                env = dict(standin.environ(), LICHHOOK_DEBUG="1")
+                if plugin:
+                    env["LICHHOOK_PLUGIN_DIR"] = self.wine.win(plugins)
+                for attempt in range(2):
+                    self.copy.write_bytes(original)
+                    self.hooks.write_bytes(original_hooks)
+                    seen = self.one_upgrade_mid_hook(standin, release, env, feed)
+                    if seen:
+                        self.log(f"      {'a plugin, ' if plugin else ''}"
+                                 f"{'no payload' if feed is None else f'the payload {feed:.1f} s after the copy began'}"
+                                 f": {seen}")
+                        break
+                    check(attempt == 0, "an upgrade during a hook was spoilt twice in a row (said above)")
+        finally:
+            self.copy.write_bytes(original)
+            self.hooks.write_bytes(original_hooks)
+
+    # an upgrade landing between Python's start, which reads hooks.pyz's table of
+    # contents, and the hook's hold: 3.10 and newer read the table again from the file
+    # held and the hook runs the new release whole; 3.9 cannot (lichhook/__main__.py),
+    # and what it does is said, not checked
+    def upgrade_at_start(self, standin) -> None:  # type: ignore[no-untyped-def]
+        import test_events as te
+        from test_upgrade_faults import next_release
+
+        from lichhook.install.stable import copy_archive
+
+        name = "PreToolUse-run_command"
+        event, payload = te.fixture("antigravity", name)
+        expected, verdict = te.EXPECTED["antigravity"][name]
+        original, original_hooks = self.copy.read_bytes(), self.hooks.read_bytes()
+        replaced = self.wine.profile / f"replaced {self.minor}"
+        replaced.unlink(missing_ok=True)
+        shutil.rmtree(self.wine.local / "lichhook" / "titles", ignore_errors=True)  # a card with no title yet
+        before = len(standin.reports)
+        hook = subprocess.Popen(["wine", str(self.exe), "-I", "-S", "-c", STALE_START, self.wine.win(self.hooks),
+                                 self.wine.win(replaced), "antigravity", event],
+                                env=dict(self.wine.env, **standin.environ(), LICHHOOK_DEBUG="1"),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            assert hook.stdout is not None
+            if hook.stdout.readline().strip() != b"read":
+                raise Miss(f"the hook did not start: {hook.communicate()}")
+            copy_archive(next_release(original), str(self.copy))  # nothing holds them yet
+            check(self.hooks.read_bytes() != original_hooks, "the copy left hooks.pyz as it was")
+            replaced.write_bytes(b"")
+            out, err = hook.communicate(json.dumps(payload).encode(), timeout=30)
+        finally:
+            if hook.poll() is None:
+                hook.kill()
+                hook.communicate()
+            self.copy.write_bytes(original)
+            self.hooks.write_bytes(original_hooks)
+        said = err.decode("utf-8", "replace")
+        if self.minor == "3.9":  # the hook has ended: whatever it sent has arrived
+            last = err.decode("cp1252", "replace").strip().splitlines()[-1:] or [""]  # wine's ANSI code page
+            self.log(f"      3.9: exit {hook.returncode}, stdout {out!r}, lich got "
+                     f"{len(standin.reports) - before} report(s); {last[0][:160]}")
+            return
+        got = [te.said(r) for r in standin.wait_for(before + len(expected), timeout=5)[before:]]
+        check(hook.returncode == 0 and out == verdict.encode() and "Traceback" not in said,
+              f"a hook whose archive was replaced as it started: exit {hook.returncode}, stdout {out!r}; {said}")
+        check(got == expected, f"a hook whose archive was replaced as it started: lich got {got}; {said}")
+
+    def one_upgrade_mid_hook(self, standin, release: Path, env: Dict[str, str],  # type: ignore[no-untyped-def]
+                             feed: Optional[float]) -> str:
+        """One hook and one copy of ``release`` over the installed pair; what was seen, or ""
+        when wine or a busy machine spoilt the run (said, to be run once more)."""
+        import select
+
+        import test_events as te
+        from lichhook.install.stable import ARCHIVE_RETRY_SECONDS, pair_mismatch
+
+        name = "PreToolUse-run_command"
+        event, payload = te.fixture("antigravity", name)
+        expected, verdict = te.EXPECTED["antigravity"][name]
+        before_copy, before_hooks, upgrade = self.copy.read_bytes(), self.hooks.read_bytes(), release.read_bytes()
+        pipes: Dict[str, int] = dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        copier = subprocess.Popen(["wine", str(self.exe), "-I", "-S", "-c", COPY_RELEASE, self.wine.win(release),
+                                   self.wine.win(self.copy)], env=self.wine.env, **pipes)  # type: ignore[call-overload]
+        hook: Optional[subprocess.Popen] = None
+        try:
+            assert copier.stdin is not None and copier.stdout is not None
+            if copier.stdout.readline().strip() != b"ready":
+                raise Miss(f"the copier did not start: {copier.communicate()}")
+            shutil.rmtree(self.wine.local / "lichhook" / "titles", ignore_errors=True)  # a card with no title yet
+            before = len(standin.reports)
+            began = time.monotonic()
+            hook = subprocess.Popen(["wine", str(self.exe), "-I", "-S", self.wine.win(self.hooks), "antigravity",
+                                     event], env=dict(self.wine.env, **env), **pipes)  # type: ignore[call-overload]
+            # The hook reads its stdin in a thread of its own (lichhook.payload): once that
+            # thread runs, the hook holds both archives and has imported what it imports first.
+            while threads(hook.pid) < 2:
+                if hook.poll() is not None or time.monotonic() - began > 5:
+                    raise Miss(f"the hook never began to read its stdin: {hook.communicate()}")
+                time.sleep(0.002)
+            reading = time.monotonic() - began
+            copier.stdin.write(b"go\n")
+            copier.stdin.flush()
+            if feed is not None:
+                time.sleep(feed)
+                if select.select([copier.stdout], [], [], 0)[0]:
+                    raise Miss(f"install replaced the archives while a hook held them: {copier.stdout.readline()!r}")
+                out, err = hook.communicate(json.dumps(payload).encode(), timeout=30)
+            else:  # stdin left open and empty: the hook holds its archives until its deadline
+                hook.wait(timeout=30)
+                out, err = hook.communicate()
+            ended = time.monotonic() - began
+            result = json.loads(copier.stdout.readline() or b"null")
+            copier.wait(timeout=30)
+        finally:
+            for proc in (copier, hook):
+                if proc is not None and proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+        said = err.decode("utf-8", "replace")
+        if hook.returncode < 0:  # see Wine.python
+            self.log(f"      wine's hook was killed by signal {-hook.returncode}; running it again")
+            return ""
+        check(hook.returncode == 0 and out == verdict.encode() and "Traceback" not in said,
+              f"a hook during an upgrade: exit {hook.returncode}, stdout {out!r}, not {verdict!r}; {said}")
+        arrived = standin.wait_for(before + len(expected), timeout=5) if feed is not None else standin.reports
+        got = [te.said(r) for r in arrived[before:]]
+        if feed is not None and not got and ended > SLOW:
+            self.log(f"      late: the hook took {ended:.1f} s and sent nothing; running it again")
+            return ""
+        check(got == (expected if feed is not None else []), f"a hook during an upgrade: lich got {got}; {said}")
+        check(isinstance(result, dict), f"the copier said nothing: {copier.stderr.read() if copier.stderr else b''!r}")
+        if result["replaced"]:
+            check(self.copy.read_bytes() == upgrade and pair_mismatch(str(self.copy)) is None,
+                  "install said it replaced the copy, and did not")
+            outcome = "install waited and replaced both"
+        else:
+            # Given up on a hook that ended well within the copy's wait: the wait is too short.
+            check(ended - reading > ARCHIVE_RETRY_SECONDS - 0.3,
+                  f"install gave up after {result['seconds']:.2f} s on a hook that ended "
+                  f"{ended - reading:.2f} s after the copy began")
+            check("another program has it open" in result["said"] and result["partly"] is False,
+                  f"install over a hook's archives said {result['said']!r}")
+            check(self.copy.read_bytes() == before_copy and self.hooks.read_bytes() == before_hooks,
+                  "install refused, yet changed the copy")
+            outcome = "install gave up, changing nothing (another program has it open)"
+        return (f"the hook read its stdin at {reading:.2f} s and ended at {ended:.2f} s; {outcome} after trying "
+                f"for {result['seconds']:.2f} s")
 
     def uninstall(self) -> None:
         done = self.run("uninstall", "--all", archive=self.copy, flags=("-X", "utf8"))

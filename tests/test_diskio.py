@@ -171,9 +171,13 @@ def test_a_replace_is_retried_on_windows_for_one_second(monkeypatch):
     assert 0.5 < clock["now"] < 1.0
 
 
-def test_the_windows_readme_gives_the_retry_the_code_uses():
+def test_the_windows_readme_gives_the_retries_the_code_uses():
     from pathlib import Path
+
+    from lichhook.install.stable import ARCHIVE_RETRY_SECONDS
 
     readme = (Path(__file__).resolve().parent.parent / "windows" / "README.md").read_text(encoding="utf-8")
     assert "retries for one second" in readme
     assert diskio.REPLACE_RETRY_SECONDS == 1.0
+    assert "waits up to two seconds for the archives" in readme
+    assert ARCHIVE_RETRY_SECONDS == 2.0

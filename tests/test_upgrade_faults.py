@@ -114,6 +114,55 @@ def test_a_hook_running_while_install_replaces_its_archives_sends_its_report(ins
     assert [r.verdict for r in standin.wait_for(1, timeout=10)] == ["accepted"]
 
 
+@pytest.mark.parametrize("holder", ["a hook to its deadline", "a program that never lets go"])
+def test_on_windows_install_waits_out_a_hook_holding_its_archives(pyz, tmp_path, monkeypatch, holder):
+    """Windows refuses to replace a file a process has open, and a hook holds both archives
+    from its start to its exit (lichhook/__main__.py): its deadline, HOOK_SECONDS, plus its
+    interpreter's start and exit. install's copy outlasts that (on a clock and refusals
+    faked here; the Windows lane does it for real), where diskio's one second would not;
+    a holder that never lets go gets install's message, with nothing changed."""
+    import time
+
+    from lichhook import diskio
+    from lichhook.install import stable
+    from lichhook.install.jsonmerge import ConfigError
+    from lichhook.report import HOOK_SECONDS
+
+    dest = tmp_path / "py3.11" / "lichhook.pyz"
+    copy_archive(pyz.read_bytes(), str(dest))
+    hooks = dest.with_name("hooks.pyz")
+    old, old_hooks = dest.read_bytes(), hooks.read_bytes()
+    upgrade = next_release(old)
+    # A hook whose deadline began as the copy did, and whose interpreter took 0.6 s to end.
+    lets_go = HOOK_SECONDS + 0.6 if holder.startswith("a hook") else float("inf")
+    assert diskio.REPLACE_RETRY_SECONDS < lets_go <= stable.ARCHIVE_RETRY_SECONDS or lets_go == float("inf")
+    clock = {"now": 0.0}
+    real_replace = os.replace
+
+    def replace(src, dst, **kw):  # type: ignore[no-untyped-def]
+        if clock["now"] < lets_go:
+            raise PermissionError(13, "The process cannot access the file because it is being used", dst)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(diskio.sys, "platform", "win32")
+    monkeypatch.setattr(diskio.os, "replace", replace)
+    monkeypatch.setattr(time, "monotonic", lambda: clock["now"])
+    monkeypatch.setattr(time, "sleep", lambda seconds: clock.update(now=clock["now"] + seconds))
+    if lets_go == float("inf"):
+        with pytest.raises(ConfigError) as refused:
+            copy_archive(upgrade, str(dest))
+        monkeypatch.undo()
+        assert "another program has it open" in str(refused.value) and str(hooks) in str(refused.value)
+        assert refused.value.partly_done is False  # type: ignore[attr-defined]
+        assert (dest.read_bytes(), hooks.read_bytes()) == (old, old_hooks)
+        assert stable.ARCHIVE_RETRY_SECONDS - 0.1 <= clock["now"] <= stable.ARCHIVE_RETRY_SECONDS
+    else:
+        copy_archive(upgrade, str(dest))
+        monkeypatch.undo()
+        assert dest.read_bytes() == upgrade and stable.pair_mismatch(str(dest)) is None
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["hooks.pyz", "lichhook.pyz"]  # no temporary left
+
+
 def test_a_project_on_pythonpath_never_runs_inside_an_archive_run_by_hand(pyz, base_env, tmp_path):
     """``python3 lichhook.pyz claude-code stop`` by hand, without -I, in a project with
     PYTHONPATH=. holding its own json.py, struct.py, zlib.py: the standard library's

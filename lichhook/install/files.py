@@ -35,7 +35,7 @@ import sys
 import time
 from typing import Callable, List, Optional, Sequence
 
-from lichhook.diskio import TMP_SUFFIX, replace
+from lichhook.diskio import REPLACE_RETRY_SECONDS, TMP_SUFFIX, replace
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners, make_folders, nearest_existing, root_may_write, running_as_root
 
@@ -557,19 +557,21 @@ def apply(edit: Edit, owners: Optional[Owners] = None, seen: Optional[bytes] = N
     raise ConfigError(f"{edit.path} kept changing while lichhook tried to update it; close the program writing it and run again.")
 
 
-def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners]) -> None:
+def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners],
+                wait: float = REPLACE_RETRY_SECONDS) -> None:
     """Put ``data`` at ``path`` whatever stands there (a file lichhook alone writes, such
     as the installed archive): atomically, by renaming a new file over the path, so a
     reader sees the old file or the new one whole, never one rewritten in place. A link
     found at the path is replaced, never written through: lichhook's own files are never
-    links, and one planted there must not steer the write elsewhere."""
+    links, and one planted there must not steer the write elsewhere. On Windows the rename
+    waits up to ``wait`` seconds for the programs holding the file open to let go."""
     folder = os.path.dirname(os.path.abspath(path))
     make_folders(folder, owners)
     ids = owners.for_new(path) if owners else None
     tmp, _ = _write_temp(folder, os.path.basename(path), data, mode, ids)
 
     try:
-        replace(tmp, path)
+        replace(tmp, path, seconds=wait)
     except BaseException:
         _unlink(tmp)
         raise

@@ -28,8 +28,15 @@ from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners, nearest_existing
 from lichhook.paths import user_data_dir
 from lichhook.plugin_guard import untrusted
+from lichhook.report import HOOK_SECONDS
 from lichhook.selfcmd import running_archive
 
+# How long a copy waits on Windows for the programs holding its archives open to let go.
+# A running hook holds both from its start to its exit (lichhook/__main__.py): its
+# deadline, HOOK_SECONDS from its start, plus its interpreter's start and exit, which took
+# up to 0.6 s under wine. diskio's one second would give up on a hook still within its
+# deadline; this outlasts any one hook.
+ARCHIVE_RETRY_SECONDS = HOOK_SECONDS + 1.0
 _UNKNOWN_PREFIX = "magic"  # magic3600/: an earlier release's folder for a Python it did not know
 
 
@@ -185,7 +192,7 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
     done: list = []
     for path, content in pair:
         try:
-            files.write_whole(path, content, 0o755, owners)
+            files.write_whole(path, content, 0o755, owners, ARCHIVE_RETRY_SECONDS)
         except (OSError, ConfigError) as exc:
             undone = _put_back(done, owners)
             error = ConfigError(str(exc) + (_left(undone) if undone else "") if isinstance(exc, ConfigError)
@@ -212,7 +219,7 @@ def _put_back(done: list, owners: Optional[Owners]) -> Optional[str]:
     for existed, old, path in reversed(done):
         try:
             if existed:
-                files.write_whole(path, old, 0o755, owners)
+                files.write_whole(path, old, 0o755, owners, ARCHIVE_RETRY_SECONDS)
             else:
                 os.remove(path)
         except OSError:
