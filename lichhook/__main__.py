@@ -11,6 +11,8 @@ after that it is too late:
   and imports read the files it opened: on Linux through /proc/self/fd, which reaches
   the very file opened whatever has its name now; on Windows, where a file that is open
   cannot be replaced, install waits until the hook has ended. Elsewhere nothing is held.
+  Should the first imports fail all the same (an upgrade landing before the hold, where
+  Python cannot read the table of contents again), the hook runs again from the start.
 - A user's PYTHONPATH comes after the standard library: run by hand in a project with
   ``PYTHONPATH=.``, the project's ``json.py`` or ``struct.py`` must not stand in for
   Python's. Its folders stay on the path, after the rest, so plugins found there load.
@@ -74,22 +76,49 @@ def standard_library_first(path, environ, flags):
     path[1:] = [e for e in path[1:] if not is_theirs(e)] + [e for e in path[1:] if is_theirs(e)]
 
 
+# Set in the environment of a hooks run started again (run_again), which never starts
+# another.
+RUN_AGAIN = "LICHHOOK_RUN_AGAIN"
+
+
 def run():
     global LICHHOOK_ARCHIVE
     archive = sys.path[0] if sys.path else ""
-    if os.path.isfile(archive):
-        standard_library_first(sys.path, os.environ, sys.flags)
-        if os.path.basename(archive) == HOOKS_ARCHIVE:
-            LICHHOOK_ARCHIVE = os.path.abspath(archive)
-            sys.path[0] = held(archive)
-            complete = held(os.path.join(os.path.dirname(archive), COMPLETE_ARCHIVE))
-            sys.path.append(complete)
-            import lichhook
+    try:
+        if os.path.isfile(archive):
+            standard_library_first(sys.path, os.environ, sys.flags)
+            if os.path.basename(archive) == HOOKS_ARCHIVE:
+                LICHHOOK_ARCHIVE = os.path.abspath(archive)
+                sys.path[0] = held(archive)
+                complete = held(os.path.join(os.path.dirname(archive), COMPLETE_ARCHIVE))
+                sys.path.append(complete)
+                import lichhook
 
-            lichhook.__path__.append(os.path.join(complete, "lichhook"))
-    from lichhook.cli import entry
-
+                lichhook.__path__.append(os.path.join(complete, "lichhook"))
+        from lichhook.cli import entry
+    except Exception:
+        if LICHHOOK_ARCHIVE is None or os.environ.get(RUN_AGAIN):
+            raise
+        sys.exit(run_again(LICHHOOK_ARCHIVE))
     entry()
+
+
+def run_again(archive):
+    """Run this hook again in a new process, from the archive there now, and give its exit
+    status.
+
+    Where the table of contents Python read at start cannot be read again from the file
+    held (Windows, Python 3.9), an upgrade landing between the two leaves the first
+    imports reading another file's bytes. Nothing has read stdin or sent anything yet,
+    so the hook can still run whole, as the new release."""
+    import subprocess
+
+    if os.environ.get("LICHHOOK_DEBUG", "").strip() == "1":
+        sys.stderr.write("lichhook: the archive changed as this hook started; running it again\n")
+    flags = [flag for flag, on in (("-I", sys.flags.isolated), ("-S", sys.flags.no_site)) if on]
+    env = dict(os.environ)
+    env[RUN_AGAIN] = "1"
+    return subprocess.call([sys.executable, *flags, archive, *sys.argv[1:]], env=env)
 
 
 if __name__ == "__main__":

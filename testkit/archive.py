@@ -63,3 +63,18 @@ def same_copy(a: bytes, b: bytes) -> bool:
 
     (head_a, files_a), (head_b, files_b) = members(a), members(b)
     return head_a == head_b and files_a.keys() == files_b.keys() and same_program(files_a, files_b)
+
+
+# A hook from the archive argv[1] whose table of contents was read (as Python reads it
+# as it starts) before the archive was replaced: it reads the table, says so, waits for
+# argv[2] to exist, then runs the archive's __main__ as Python would have.
+STALE_START = r"""
+import os, runpy, sys, time, zipimport
+archive = sys.argv[1]
+sys.path_importer_cache[archive] = zipimport.zipimporter(archive)
+print("read", flush=True)
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+sys.argv = [archive] + sys.argv[3:]
+runpy.run_path(archive, run_name="__main__")
+"""

@@ -15,7 +15,7 @@ import pytest
 
 from lichhook.archive import archive_bytes, legacy_pyc, members, stamp
 from lichhook.install.stable import copy_archive
-from testkit.archive import installed_copy, installed_hooks
+from testkit.archive import STALE_START, installed_copy, installed_hooks
 from testkit.environment import other_pythons, shadowing_project
 
 PLUGIN = "from lichhook import hookimpl\n"  # any plugin file sends the hook through the host
@@ -216,3 +216,46 @@ def test_a_hook_that_raises_where_nothing_catches_it_exits_with_its_verdict(inst
         assert done.stderr == b""
         failures = list(home.rglob("failures.jsonl"))
         assert failures and b"damaged on purpose" in failures[0].read_bytes()
+
+
+def without_proc(command: list) -> list:
+    """``command`` in a mount namespace of its own whose /proc is an empty folder, as in
+    a container or chroot without one (root and util-linux's unshare only)."""
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs none /proc && exec "$@"',
+            "sh", *command]
+
+
+def can_hide_proc() -> bool:
+    try:
+        return subprocess.run(without_proc(["test", "!", "-e", "/proc/self"]), capture_output=True,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@pytest.mark.parametrize("proc", ["/proc", "no /proc"])
+def test_an_upgrade_landing_as_a_hook_starts_still_runs_one_release_whole(installed, standin, tmp_path, proc):
+    """The archives replaced after Python read hooks.pyz's table of contents (as it does
+    when it starts) but before the hook holds them: with /proc the hook reads the file it
+    holds afresh; without (and where the table cannot be read again: Windows' Python 3.9)
+    its first imports fail, nothing read or sent yet, and the hook runs again from the
+    start. Either way: its verdict, one report."""
+    if proc == "no /proc" and not can_hide_proc():
+        pytest.skip("needs root and unshare to run a hook without /proc")
+    plugin_env, complete, hooks = installed
+    env = dict({k: v for k, v in plugin_env.items() if k != "LICHHOOK_PLUGIN_DIR"}, **standin.environ(),
+               LICHHOOK_DEBUG="1")
+    go = tmp_path / "go"
+    command = [sys.executable, "-I", "-S", "-c", STALE_START, str(hooks), str(go), "antigravity", "PreToolUse"]
+    proc_run = subprocess.Popen(without_proc(command) if proc == "no /proc" else command, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc_run.stdout is not None and proc_run.stdout.readline().strip() == b"read", proc_run.communicate()
+    copy_archive(next_release(complete.read_bytes()), str(complete))
+    go.write_bytes(b"")
+    payload = {"conversation_id": "s-start", "tool_name": "run_command", "hook_event_name": "PreToolUse"}
+    out, err = proc_run.communicate(json.dumps(payload).encode(), timeout=30)
+    assert (proc_run.returncode, out) == (0, b'{"decision":"allow"}'), err.decode()
+    assert b"Traceback" not in err, err.decode()
+    assert (b"running it again" in err) == (proc == "no /proc"), err.decode()
+    time.sleep(0.3)  # a second report, if any, would have arrived by now
+    assert [r.verdict for r in standin.reports] == ["accepted"]
