@@ -108,9 +108,10 @@ def run_again(archive):
     status.
 
     Where the table of contents Python read at start cannot be read again from the file
-    held (Windows, Python 3.9), an upgrade landing between the two leaves the first
-    imports reading another file's bytes. Nothing has read stdin or sent anything yet,
-    so the hook can still run whole, as the new release."""
+    held (no /proc; Windows' Python 3.9), an upgrade landing between the two leaves the
+    first imports reading another file's bytes. Nothing has read stdin or sent anything
+    yet, so the hook can still run whole, as the new release. One that cannot be started
+    ends as a hook does: exit 0."""
     import subprocess
 
     if os.environ.get("LICHHOOK_DEBUG", "").strip() == "1":
@@ -118,7 +119,10 @@ def run_again(archive):
     flags = [flag for flag, on in (("-I", sys.flags.isolated), ("-S", sys.flags.no_site)) if on]
     env = dict(os.environ)
     env[RUN_AGAIN] = "1"
-    return subprocess.call([sys.executable, *flags, archive, *sys.argv[1:]], env=env)
+    try:
+        return subprocess.call([sys.executable, *flags, archive, *sys.argv[1:]], env=env)
+    except OSError:
+        return 0
 
 
 if __name__ == "__main__":
