@@ -185,9 +185,10 @@ def failed(args: "list[str]", exc: Exception) -> int:
         record(os.environ, word, event, exc)
     except Exception:  # noqa: BLE001 - the exit status matters more than the trace
         pass
-    if os.environ.get("LICHHOOK_DEBUG", "").strip() == "1":
-        try:
-            sys.stderr.write(f"lichhook: {' '.join(args[:2])}: failed ({why}); nothing more done\n")
-        except (AttributeError, OSError, ValueError):
-            pass
+    try:
+        from lichhook.debug import Debug
+
+        Debug(os.environ)(f"{' '.join(args[:2])}: failed ({why}); nothing more done")
+    except Exception:  # noqa: BLE001 - started with stderr closed, say
+        pass
     return 0

@@ -558,20 +558,20 @@ def apply(edit: Edit, owners: Optional[Owners] = None, seen: Optional[bytes] = N
 
 
 def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners],
-                wait: float = REPLACE_RETRY_SECONDS) -> None:
+                seconds: float = REPLACE_RETRY_SECONDS) -> None:
     """Put ``data`` at ``path`` whatever stands there (a file lichhook alone writes, such
     as the installed archive): atomically, by renaming a new file over the path, so a
     reader sees the old file or the new one whole, never one rewritten in place. A link
     found at the path is replaced, never written through: lichhook's own files are never
     links, and one planted there must not steer the write elsewhere. On Windows the rename
-    waits up to ``wait`` seconds for the programs holding the file open to let go."""
+    waits up to ``seconds`` for the programs holding the file open to let go."""
     folder = os.path.dirname(os.path.abspath(path))
     make_folders(folder, owners)
     ids = owners.for_new(path) if owners else None
     tmp, _ = _write_temp(folder, os.path.basename(path), data, mode, ids)
 
     try:
-        replace(tmp, path, seconds=wait)
+        replace(tmp, path, seconds=seconds)
     except BaseException:
         _unlink(tmp)
         raise
