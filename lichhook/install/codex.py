@@ -137,7 +137,7 @@ class Codex(pluginroute.PluginRouted):
         raw = files.read(self.hooks_path())
         try:
             doc = json.loads(raw.decode("utf-8")) if raw is not None else None
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
         hooks = doc.get("hooks") if isinstance(doc, dict) else None
         if not isinstance(hooks, dict):

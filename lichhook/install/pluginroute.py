@@ -149,7 +149,8 @@ def _codex_marketplace_source(h: Harness) -> Optional[str]:
 
     path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
     value = tomlconfig.read_value(tomlconfig.decode(raw, path)[1], path)  # values only: the fast reader
-    entry = (value.get("marketplaces") or {}).get(lichplugin.MARKETPLACE)
+    marketplaces = value.get("marketplaces")
+    entry = marketplaces.get(lichplugin.MARKETPLACE) if isinstance(marketplaces, dict) else None
     source = entry.get("source") if isinstance(entry, dict) else None
     return source if isinstance(source, str) else None
 
