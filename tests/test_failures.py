@@ -99,6 +99,20 @@ def test_the_records_stay_bounded_and_keep_the_newest(run, home, standin):
     assert len(kept) < 2 * failures.MAX_BYTES // len(old) + 2
 
 
+def test_the_records_stay_bounded_when_the_older_file_cannot_be_replaced(home):
+    """A folder where failures.1.jsonl goes: the rotation fails every time, and the file
+    is started afresh at twice MAX_BYTES rather than growing without bound."""
+    environ = {"XDG_STATE_HOME": str(home / ".local" / "state")}
+    folder = state(home)
+    (folder / failures.OLDER).mkdir(parents=True)
+    (folder / failures.OLDER / "kept").write_text("not lichhook's")
+    for i in range(400):  # about 6 x MAX_BYTES of records
+        failures.record(environ, "claude", "Stop", f"{i} " + "x" * failures.MAX_ERROR)
+    assert (folder / failures.NAME).stat().st_size <= 2 * failures.MAX_BYTES + 1024
+    assert records(home)[-1]["error"].startswith("399 ")  # the newest is there
+    assert (folder / failures.OLDER / "kept").read_text() == "not lichhook's"
+
+
 def test_concurrent_failures_each_leave_one_whole_line(pyz, base_env, home, standin):
     break_claude(home)
     env = dict(base_env, **lich_env(standin))
