@@ -52,6 +52,23 @@ def test_the_build_writes_the_same_release_twice(pyz, release, tmp_path):
         build_zipapp.write_release(tmp_path / "foreign" / "lichhook.pyz")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+@pytest.mark.parametrize("umask", [0o000, 0o077])
+def test_the_releases_modes_do_not_follow_the_builders_umask(pyz, tmp_path, umask):
+    # 0o000 left every folder writable by anyone (the plugin a harness copies and runs);
+    # 0o077 left them unreadable to the user a release is copied for.
+    out = tmp_path / "lichhook.pyz"
+    shutil.copy(pyz, out)
+    before = os.umask(umask)
+    try:
+        folder = build_zipapp.write_release(out)
+    finally:
+        os.umask(before)
+    modes = {p.relative_to(folder).as_posix(): p.stat().st_mode & 0o777 for p in [folder, *folder.rglob("*")]}
+    assert {rel: mode for rel, mode in modes.items() if mode not in (0o644, 0o755)} == {}
+    assert all(mode == 0o755 for rel, mode in modes.items() if (folder / rel).is_dir())
+
+
 def test_manifests_name_lich_plugin_and_the_versions_lich_reads(release, pyz):
     assert (release / "lichhook.pyz").read_bytes() == pyz.read_bytes()
     assert (release / "lichhook-plugin.txt").is_file()

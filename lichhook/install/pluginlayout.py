@@ -287,4 +287,6 @@ def write(folder: str, files: Dict[str, bytes]) -> None:
         with open(path, "wb") as f:
             f.write(data)
         os.chmod(path, 0o755 if rel.endswith((".sh", ".pyz")) else 0o644)
+    for made, _, _ in os.walk(folder):  # folders as files: the same modes whatever the builder's umask
+        os.chmod(made, 0o755)
 
