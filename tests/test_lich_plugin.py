@@ -174,6 +174,47 @@ def test_a_codex_that_hangs_is_stopped_and_named(tmp_path):
     assert time.monotonic() - started < 30  # killed, not waited for
 
 
+NODE_CRASH = """file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4211
+""" + "var a=1;" * 2000 + """throw new Error("x")
+                                                   ^
+
+Error: Plugin "lich@lich-plugin" not found in any marketplace
+    at hx (file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4211:120)
+    at async Promise.all (index 0)
+
+Node.js v22.12.0
+"""
+RUST_PANIC = """thread 'main' panicked at codex-rs/cli/src/plugin.rs:88:14:
+called `Option::unwrap()` on a `None` value
+stack backtrace:
+   0: rust_begin_unwind
+             at /rustc/90b35a/library/std/src/panicking.rs:665:5
+   1: codex::plugin::add
+note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
+"""
+PYTHON_CRASH = """Traceback (most recent call last):
+  File "/usr/bin/tool", line 3, in <module>
+    raise ValueError("bad marketplace")
+ValueError: bad marketplace
+"""
+
+
+@pytest.mark.parametrize("output, said", [
+    (NODE_CRASH, 'Error: Plugin "lich@lich-plugin" not found in any marketplace'),
+    (RUST_PANIC, "called `Option::unwrap()` on a `None` value"),
+    (PYTHON_CRASH, "ValueError: bad marketplace"),
+    ("Plugin not found in marketplace\n", "Plugin not found in marketplace"),
+], ids=["node", "rust", "python", "plain"])
+def test_a_cli_that_crashes_is_quoted_by_its_error_not_its_backtrace(tmp_path, output, said):
+    script = tmp_path / "claude"
+    (tmp_path / "out.txt").write_text(output)
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.stderr.write(open({str(tmp_path / 'out.txt')!r}).read())\n"
+                      "sys.exit(1)\n")
+    script.chmod(0o755)
+    result = harnesscli.run(str(script), ["plugin", "install", "lich@lich-plugin"], dict(os.environ))
+    assert result.describe() == f"`claude plugin install lich@lich-plugin` exited with 1: {said}"
+
+
 @pytest.mark.parametrize("harness, where", [
     ("opencode", ".config/opencode/plugin/lich.js"),
     ("omp", ".omp/agent/extensions/lich.js"),
