@@ -407,6 +407,24 @@ def test_the_release_as_the_plugin_is_lichhook_and_config_entries_beside_it_are_
     assert not (home / ".claude" / "settings.json").exists()
 
 
+def test_replacing_a_marketplace_that_holds_the_installed_plugin_puts_back_both(run, pyz, home, base_env, tmp_path):
+    # lichhook's release, installed as Claude Code's plugin from its own folder: --replace
+    # removes that marketplace, and the plugin installed from it goes with it.
+    import subprocess
+
+    import build_zipapp
+
+    path = fake_claude(tmp_path)
+    release = build_zipapp.release_dir(pyz)
+    for args in (["plugin", "marketplace", "add", str(release)], ["plugin", "install", "lich@lich-plugin"]):
+        subprocess.run(["claude", *args], env=dict(base_env, PATH=path), check=True, timeout=60)
+    replaced = run("install", "claude", "--replace", env={"PATH": path})
+    out = replaced.stdout.decode()
+    assert replaced.returncode == 0, replaced.stderr.decode()
+    assert f"to put it back: claude plugin marketplace add {release} && claude plugin install lich@lich-plugin" \
+        in out, out
+
+
 def test_windows_keeps_the_config_route(tmp_path, home):
     from lichhook.install import pluginroute
     from lichhook.install.claude import Claude

@@ -169,13 +169,15 @@ def apply(h: Harness, target: Target) -> List[str]:
     lines: List[str] = []
     other = _marketplace_source(h)
     if other is not None and not _same(other, folder):
-        # reached only with --replace (check_can_install refused otherwise)
+        # reached only with --replace (check_can_install refused otherwise); the plugin
+        # installed from that marketplace goes with it, so the way back installs it too
+        seen = lichplugin.find(h)
         result = run("plugin", "marketplace", "remove", market)
         if not result.ok:
             raise ConfigError(f"could not remove the marketplace {market} (from {other}) from {h.title}: "
                               f"{result.describe()}")
         lines.append(f"plugin: removed the marketplace {market} (from {other}); to put it back: "
-                     f"{h.name} plugin marketplace add {other}")
+                     + (seen[0].restore if seen else f"{h.name} plugin marketplace add {other}"))
     have = installed(h)  # a marketplace's removal takes its plugin with it
     if h.name == "claude":
         known = lichplugin.claude_marketplace_source(h)
