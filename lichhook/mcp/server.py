@@ -58,7 +58,7 @@ class Number(float):
 
     text: str
 
-    def __new__(cls, text: str) -> "Number":
+    def __new__(cls, text: str) -> Number:
         number = super().__new__(cls, text)
         number.text = text
         return number
