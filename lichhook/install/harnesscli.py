@@ -24,7 +24,8 @@ CHANGE_TIMEOUT = 120.0
 # "    at f (file:1:2)", caret line and "Node.js v22.1.0"; Python's "Traceback (most
 # recent call last):" and '  File "x", line 1'; Rust's "stack backtrace:", "  0: frame"
 # and its note on RUST_BACKTRACE.
-_TRACE = re.compile(r'\s*(at |\d+: |File "|\^+\s*$|Node\.js v\d|Traceback \(most recent|stack backtrace:|note: .*RUST_BACKTRACE)')
+_TRACE = re.compile(r'\s*(at |\d+: |File "|\^+\s*$|Node\.js v\d|Traceback \(most recent|stack backtrace:'
+                    r'|note: .*RUST_BACKTRACE)')
 MAX_SAID = 300  # characters of that line quoted: a crash may print a line of minified code
 
 
