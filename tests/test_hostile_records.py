@@ -135,8 +135,10 @@ def _stopped(stderr: str, command: str) -> set:
     return {line.split(": ")[1] for line in stderr.splitlines() if line.startswith(f"lichhook {command}: ")}
 
 
-def _every_other_harness_done(pyz: Path, name: str, raw: bytes, commands=("install", "doctor", "uninstall")) -> None:
+def _every_other_harness_done(pyz: Path, name: str, raw: bytes, commands=("install", "doctor", "uninstall")) -> str:
+    """What the first command said on stderr."""
     harness = RECORDS[name][0]
+    said = []
     folder = Path(tempfile.mkdtemp(prefix="lichhook-hostile-"))
     try:
         record, env = _home(folder, name, raw)
@@ -145,6 +147,7 @@ def _every_other_harness_done(pyz: Path, name: str, raw: bytes, commands=("insta
             args = (command, "--no-run") if command == "doctor" else (command, "--all")
             done = run(*args, timeout=120)
             out, err = done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+            said.append(err)
             assert "Traceback" not in err + out, (command, err[-3000:])
             assert done.returncode in (0, 1), (command, done.returncode, err[-3000:])
             if command != "doctor":
@@ -155,6 +158,7 @@ def _every_other_harness_done(pyz: Path, name: str, raw: bytes, commands=("insta
             assert record.read_bytes() == raw, command
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    return said[0]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -174,7 +178,12 @@ DEEP = "[" * 100_000 + "]" * 100_000
     ("installed_plugins", ("plugins", "lich@lich-plugin", 0, "installPath"), "5"),
     ("codex list", ("installed",), DEEP),
     ("codex list", ("installed",), "5"),
+    ("codex list", ("installed", 0, "version"), '"../../x"'),
 ], ids=["installed_plugins-deep", "installed_plugins-deep-inside", "known_marketplaces-deep", "plugin.json-deep",
-        "installPath-not-a-string", "codex-list-deep", "codex-installed-not-a-list"])
+        "installPath-not-a-string", "codex-list-deep", "codex-installed-not-a-list", "codex-version-a-path"])
 def test_each_hostile_record_the_issue_names_stops_only_its_harness(pyz, name, path, hostile):
-    _every_other_harness_done(pyz, name, _write(RECORDS[name][2], path, hostile, False).encode(), ("install", "doctor"))
+    said = _every_other_harness_done(pyz, name, _write(RECORDS[name][2], path, hostile, False).encode(),
+                                     ("install", "doctor"))
+    if hostile == '"../../x"':  # refused as what it is, never looked for as a folder
+        assert "codex: `codex plugin list --json` says lich@lich-plugin '../../x' is installed, which is not a " \
+               "version" in said, said
