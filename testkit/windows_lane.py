@@ -354,7 +354,7 @@ class Lane:
               f"doctor: {text}{doctor.stderr.decode()}")
         settings = json.loads((self.wine.profile / ".claude/settings.json").read_bytes())
         entry = settings["hooks"]["Stop"][-1]["hooks"][-1]
-        check(entry["command"] == self.wine.win(self.exe) and entry["args"][2] == self.wine.win(self.hooks),
+        check(entry["command"] == self.wine.win(self.exe) and entry["args"][4] == self.wine.win(self.hooks),
               f"Claude Code runs {entry}")
 
     # an upgrade while a hook holds hooks.pyz open: nothing changes and install says why;
