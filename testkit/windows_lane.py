@@ -183,7 +183,7 @@ class Wine:
         (the wine loader, seen on a shared machine). It runs again with a deadline twice as
         long, and says so; only what a program does when it ends on its own, or a deadline
         missed CUT_SHORT times, each twice the one before, judges it."""
-        what = f"{exe.parent.name} {' '.join(w for w in args[2:] if len(w) < 100)}"[:160]
+        what = f"{exe.parent.name} {' '.join(w for w in args if not w.startswith('-') and len(w) < 100)}"[:200]
         deadline = timeout * getattr(self, "scale", 1.0)
         for attempt in range(CUT_SHORT):
             try:
