@@ -47,6 +47,11 @@ APT = ("wine", "wine64")
 LATE_ALLOWED = 16
 # A hook run (wine's start included) this slow has used up its one-second deadline.
 SLOW = 1.5
+# Wine's start of the Windows Python on an idle machine, seconds: a slower start scales the
+# lane's deadlines (Wine.measure). A run cut short by the machine runs again, each time
+# with twice the deadline, up to this many times (Wine.python).
+IDLE_START = 0.5
+CUT_SHORT = 3
 # What lich gets from a turn of each module (tests/test_install_js.py's whole turns), and
 # how many of those hooks may miss their deadline under wine.
 LIVES = {"opencode": ["start", "busy", "title", "busy", "busy", "busy", "busy", "session-touched", "done"],
@@ -158,22 +163,43 @@ class Wine:
         except ValueError:
             return "Z:" + str(path).replace("/", "\\")
 
+    def measure(self, exe: Path) -> None:
+        """Time ``exe``'s start under wine on this machine now (the best of three), which
+        scales every later deadline: a busy machine gets the time it needs."""
+        took = []
+        for _ in range(3):
+            began = time.monotonic()
+            subprocess.run(["wine", str(exe), "-I", "-S", "-c", "pass"], capture_output=True, env=self.env, timeout=300)
+            took.append(time.monotonic() - began)
+        self.start = min(took)
+        self.scale = max(1.0, self.start / IDLE_START)
+
     def python(self, exe: Path, args: Sequence[str], stdin: bytes = b"", env: Optional[Mapping[str, str]] = None,
                timeout: float = 30) -> subprocess.CompletedProcess:
-        """``exe args`` with pipes on all three streams (the Windows Python refuses files)."""
-        for _ in range(2):
+        """``exe args`` with pipes on all three streams (the Windows Python refuses files).
+
+        A run the machine cut short tells nothing of the program: still running at its
+        deadline (scaled to this machine, ``measure``), or killed by a signal from outside
+        (the wine loader, seen on a shared machine). It runs again with a deadline twice as
+        long, and says so; only what a program does when it ends on its own, or a deadline
+        missed CUT_SHORT times, each twice the one before, judges it."""
+        what = f"{exe.parent.name} {' '.join(w for w in args if not w.startswith('-') and len(w) < 100)}"[:200]
+        deadline = timeout * getattr(self, "scale", 1.0)
+        for attempt in range(CUT_SHORT):
             try:
-                done = subprocess.run(["wine", str(exe), *args], input=stdin, capture_output=True, timeout=timeout,
+                done = subprocess.run(["wine", str(exe), *args], input=stdin, capture_output=True, timeout=deadline,
                                       env=dict(self.env, **(env or {})))
             except subprocess.TimeoutExpired:
-                raise Miss(f"{exe.parent.name} {' '.join(args[2:5])} did not end within {timeout:.0f} s") from None
-            if done.returncode >= 0:
-                break
-            # The wine loader killed by a signal from outside (seen once on a shared
-            # machine): not the program's doing, so it runs once more, and says so.
-            print(f"windows: wine {exe.parent.name} {' '.join(args[2:5])} was killed by signal "
-                  f"{-done.returncode}; running it again", flush=True)
-        return done
+                cut = f"did not end within {deadline:.0f} s"
+            else:
+                if done.returncode >= 0:
+                    return done
+                cut = f"was killed by signal {-done.returncode}"
+            if attempt + 1 < CUT_SHORT:
+                print(f"windows: wine {what} {cut}; running it again with {2 * deadline:.0f} s", flush=True)
+                deadline *= 2
+        raise Miss(f"{what} {cut}, cut short {CUT_SHORT} times with deadlines up to {deadline:.0f} s "
+                   f"(wine started Python in {getattr(self, 'start', 0.0):.1f} s on this machine at the lane's start)")
 
     def node(self, exe: Path, args: Sequence[str], folder: Path, env: Optional[Mapping[str, str]] = None,
              timeout: float = 90) -> "tuple[int, bytes, bytes]":
@@ -265,13 +291,41 @@ class Lane:
         self.copy = self.hooks.with_name("lichhook.pyz")
 
     def run(self, *args: str, stdin: bytes = b"", env: Optional[Mapping[str, str]] = None,
-            flags: Sequence[str] = ("-I", "-S"), archive: Optional[Path] = None) -> subprocess.CompletedProcess:
+            flags: Optional[Sequence[str]] = None, archive: Optional[Path] = None) -> subprocess.CompletedProcess:
+        """lichhook with ``args``: the hooks archive through its launcher, as registered, or
+        ``archive`` run with ``flags``."""
+        from lichhook.install.target import launcher
+
+        if flags is None:
+            flags = ("-I", "-S") if archive else ("-I", "-S", "-c", launcher())
         return self.wine.python(self.exe, [*flags, self.wine.win(archive or self.hooks), *args], stdin=stdin, env=env)
+
+    # what the harnesses run, read from their configs, with the hooks archive gone: exit 0, nothing said
+    def fail_open(self) -> None:
+        from lichhook.install.quoting import split_dual
+
+        claude = json.loads((self.wine.profile / ".claude" / "settings.json").read_text(encoding="utf-8"))
+        codex = json.loads((self.wine.profile / ".codex" / "hooks.json").read_text(encoding="utf-8"))
+        runs = [[h["command"], *h["args"]] for groups in claude["hooks"].values() for g in groups for h in g["hooks"]]
+        runs += [split_dual(h["commandWindows"]) for groups in codex["hooks"].values() for g in groups
+                 for h in g["hooks"]]
+        check(len(runs) >= 16 and all(words[3] == "-c" for words in runs), f"not the registered forms: {runs}")
+        aside = self.hooks.with_name("hooks.pyz.aside")
+        self.hooks.rename(aside)
+        try:
+            for words in runs:
+                done = self.wine.python(self.exe, words[1:], stdin=b'{"session_id": "s1"}')
+                check((done.returncode, done.stdout, done.stderr) == (0, b"", b""),
+                      f"{' '.join(words[-2:])} with its archive gone: {done}")
+        finally:
+            aside.rename(self.hooks)
+        self.log(f"      {len(runs)} registered hooks exited 0, saying nothing, with their archive gone")
 
     def all(self, standin: object) -> None:
         steps = [("install", self.install), ("held copy", self.held_copy),
                  ("upgrade mid-hook", lambda: self.upgrade_mid_hook(standin)),
                  ("upgrade at start", lambda: self.upgrade_at_start(standin)), ("events", lambda: self.events(standin)),
+                 ("fail open", self.fail_open),
                  ("waits", self.waits), ("locked store", self.locked_store),
                  ("claude-code hooks", self.claude_code), ("codex-waits", self.codex_waits), ("mcp", self.mcp),
                  ("code pages", self.code_pages), ("js modules", lambda: self.js_modules(standin)),
@@ -300,7 +354,7 @@ class Lane:
               f"doctor: {text}{doctor.stderr.decode()}")
         settings = json.loads((self.wine.profile / ".claude/settings.json").read_bytes())
         entry = settings["hooks"]["Stop"][-1]["hooks"][-1]
-        check(entry["command"] == self.wine.win(self.exe) and entry["args"][2] == self.wine.win(self.hooks),
+        check(entry["command"] == self.wine.win(self.exe) and entry["args"][4] == self.wine.win(self.hooks),
               f"Claude Code runs {entry}")
 
     # an upgrade while a hook holds hooks.pyz open: nothing changes and install says why;
@@ -729,6 +783,8 @@ def lane(only_tests: bool = False, skip_tests: bool = False) -> int:
             with StandIn(session_id="lich-s1") as standin:
                 for minor in PYTHONS:
                     if not only_tests:
+                        wine.measure(programs[minor])
+                        log(f"py{minor}: wine starts it in {wine.start:.2f} s; deadlines x{wine.scale:.1f}")
                         Lane(wine, programs[minor], programs["node"], pyz, minor, log).all(standin)
                 check(not standin.errors, f"the stand-in failed on {standin.errors}")
             if not skip_tests:

@@ -14,7 +14,7 @@ import pytest
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
-from testkit.archive import installed_copy, installed_hooks, same_copy
+from testkit.archive import hook_line, hook_options, installed_copy, installed_hooks, same_copy
 from testkit.constants import ROOT
 from testkit.environment import lich_env
 
@@ -38,7 +38,7 @@ def stable(home: Path) -> Path:
 
 
 def sh(home: Path, *args: str) -> str:
-    return " ".join([PY, "-I", "-S", str(installed_hooks(home)), *args])
+    return hook_line(PY, str(installed_hooks(home)), *args)
 
 
 def load(path: Path):

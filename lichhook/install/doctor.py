@@ -51,15 +51,19 @@ def _install_hint(name: str, python: Optional[str] = None) -> str:
 
 class Magics:
     """Each interpreter's version and bytecode magic number, asked once per doctor run
-    (each answer starts that interpreter)."""
+    (each answer starts that interpreter); ``run=False`` (``--no-run``) asks none but
+    this one."""
 
-    def __init__(self) -> None:
+    def __init__(self, run: bool = True) -> None:
         self.known: Dict[str, Optional[Bytecode]] = {}
+        self.run = run
 
     def of(self, python: str) -> Optional[Bytecode]:
         if python not in self.known:
             if python == current_python():
                 self.known[python] = running_bytecode()
+            elif not self.run:
+                self.known[python] = None
             else:  # as root, never a Python another user could change (it is not run)
                 self.known[python] = None if run_problem(python) else interpreter_bytecode(python)
         return self.known[python]
@@ -97,7 +101,7 @@ def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> int:
     archive = stable.archive_for(running_bytecode())
     target = Target(current_python(), stable.hooks_for(running_bytecode()))
     problems: list = []
-    magics = Magics()
+    magics = Magics(run=live is not None)
 
     out.write("lichhook doctor\n")
     out.write(f"  python (this run):  {target.python}\n")
@@ -178,6 +182,14 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         out.write(f"      archive: {f.archive} ({_exists(f.archive)})\n")
         if f.additions:
             out.write(f"      customised (install keeps it): {'; '.join(f.additions)}\n")
+        if f.foreign:
+            # Python runs such an option (code after -c) instead of lichhook's hook: not run
+            # by the live check, named here
+            out.write(f"      not lichhook's: {'; '.join(f.foreign)}\n")
+            problems.append((h.name, f"{f.label} in {f.path} passes Python options lichhook does not write, before "
+                             f"its archive: {'; '.join(f.foreign)}", f"remove them from that entry, or remove the "
+                             f"entry and run {_install_hint(h.name)}"))
+            continue
         if f.python is None or f.archive is None:
             problems.append((h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
                              f"run {_install_hint(h.name)} to write it again, or remove that entry from {f.path}"))
@@ -193,6 +205,8 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
                              f"{run_problem(f.python)}",
                              f"point it at a Python only root can change: {_install_hint(h.name)}"))
+        elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and live is None:
+            out.write("      bytecode: not checked (--no-run starts no interpreter)\n")
         elif f.ours and _exists(f.python) == "exists":
             mismatch = _bytecode_mismatch(f.archive, f.python, magics)
             if mismatch:
@@ -233,6 +247,12 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
                 check = Target(python, stable.hooks_for(magic, target.root), target.windows, target.short_path)
             elif python == target.python:
                 check = target
+            elif not magics.run:  # --no-run: the copy its entries name tells its version
+                named = [target.archive_of(f.archive) for f in ours if f.python == python and f.archive]
+                hooks = next((a for a in named if a and os.path.basename(a) == stable.HOOKS_NAME), None)
+                if hooks is None:
+                    continue
+                check = Target(python, hooks, target.windows, target.short_path)
             else:
                 continue  # cannot be run: named as a problem above
             planned = [e.plan() for e in h.install(check)]

@@ -7,6 +7,7 @@ report ever arrives twice."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -312,3 +313,36 @@ def test_the_release_installs_as_lich_plugin_and_each_session_reports_once(sandb
     assert installed and now != version
     second = box.harness.session_id(box.run(headless(box)))
     assert box.accepted(2) == [(name, sid), (name, second)]
+
+
+# -- fail open: what the hooks run is gone ------------------------------------------------------
+
+
+def _data(box) -> Path:
+    return box.home / ".local" / "share" / "lichhook"
+
+
+GONE = {
+    "the hooks archive": lambda box: next(_data(box).glob("py*/hooks.pyz")).unlink(),
+    "the copy's folder": lambda box: shutil.rmtree(next(_data(box).glob("py*/"))),
+    "the data folder": lambda box: shutil.rmtree(_data(box)),
+}
+
+
+@pytest.mark.parametrize("gone", list(GONE))
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_a_hook_whose_archive_is_gone_blocks_nothing(sandbox, name, gone):
+    """Installed through the harness's plugin manager, then what its hooks run deleted: a
+    turn with a tool call still runs whole (no tool call refused, no prompt blocked), and
+    nothing is reported."""
+    box = sandbox(name).plugin_route()
+    box.install()
+    GONE[gone](box)
+    call = tool_call("Bash", {"command": COMMAND, "description": "Write hi into f.txt"}) if name == "claude" \
+        else tool_call("exec_command", {"cmd": COMMAND})
+    box.model.script(call, text("Written."))
+    extra = ("--allowedTools", "Bash") if name == "claude" else CODEX_WRITER
+    done = box.run(box.harness.headless("Write the file.", *extra))
+    assert (box.project / "f.txt").read_text().strip() == "hi", box.describe(done)
+    assert "Written." in done.stdout.decode(), box.describe(done)
+    assert box.reports(0) == []
