@@ -78,3 +78,9 @@ while not os.path.exists(sys.argv[2]):
 sys.argv = [archive] + sys.argv[3:]
 runpy.run_path(archive, run_name="__main__")
 """
+
+
+def absolute(text: str, home: Path) -> str:
+    """What install and uninstall print, with the paths they show from the home (``~/``)
+    written out again, for tests that look for a path."""
+    return text.replace("~/", f"{home}/")

@@ -83,7 +83,7 @@ def main(argv: List[str]) -> int:
               "lichhook is registered and runs: each registered command is run as its harness runs it, with a "
               "sample payload, against a stand-in lich doctor starts on 127.0.0.1 (--no-run: only read the "
               "configs). One line per harness, then its problems, one line per cause; --verbose: every "
-              "registration, run and recent hook failure; --json: the findings for scripts (docs/doctor.md). "
+              "registration, run and recent hook failure; --json: the findings for scripts (docs/schemas/doctor.json). "
               "Exits 1 when it finds a problem.")
         return 0
     wrong = [a for a in argv if a not in FLAGS]

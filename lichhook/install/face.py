@@ -12,7 +12,7 @@ import os
 import shutil
 from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-SCHEMA = 1  # doctor --json's shape (docs/doctor.md); a change that breaks a reader raises it
+SCHEMA = 1  # doctor --json's shape (docs/schemas/doctor.json); a change that breaks a reader raises it
 
 OK, NEEDS_YOU, BROKEN, ABSENT = "ok", "needs you", "broken", "absent"
 _MARKS = {OK: ("\u2713", "+", "32"), NEEDS_YOU: ("!", "!", "33"), BROKEN: ("\u2717", "x", "31"),
@@ -119,12 +119,12 @@ def state_of(harness: Mapping[str, object], problems: Sequence[Tuple[Problem, Li
 
 
 def doctor_json(report: Dict[str, object], problems: Sequence[Found]) -> Dict[str, object]:
-    """doctor's findings as doctor --json prints them (docs/doctor.md)."""
+    """doctor's findings as doctor --json prints them (docs/schemas/doctor.json)."""
     groups = grouped(problems)
     harnesses = [dict(h, state=state_of(h, groups)) for h in report["harnesses"]]  # type: ignore[attr-defined]
-    return dict(report, schema=SCHEMA, ok=not groups, harnesses=harnesses, problems=[
+    return {"schema": SCHEMA, "ok": not groups, **report, "harnesses": harnesses, "problems": [
         {"harness": p.harness, "cause": p.cause, "count": len(texts), "said": said(p, texts), "each": texts,
-         "fix": p.fix, "broken": p.broken} for p, texts in groups])
+         "fix": p.fix, "broken": p.broken} for p, texts in groups]}
 
 
 def _what(h: Mapping[str, object]) -> str:
@@ -155,12 +155,12 @@ def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> Li
              f"{'live runs against a stand-in lich' if data['live_runs'] else 'configs read only (--no-run)'})"]
     by_harness: Dict[str, List[str]] = {}
     for p in data["problems"]:  # type: ignore[attr-defined]
-        by_harness.setdefault(p["harness"], []).append(f"  problem: {p['harness']}: {p['said']}. Fix: {p['fix']}")
+        by_harness.setdefault(p["harness"], []).append(f"problem: {p['harness']}: {p['said']}. Fix: {p['fix']}")
     for h in data["harnesses"]:  # type: ignore[attr-defined]
         lines.append(f"{style.mark(h['state'])} {h['name']:<12} {_what(h)}")
         lines += by_harness.pop(h["name"], [])
     for rest in by_harness.values():  # lichhook's own: its archive copies
-        lines += [line[2:] for line in rest]
+        lines += rest
     failures: List[str] = data["failures"]  # type: ignore[assignment]
     if failures:
         lines.append(f"recent hook failures: {len(failures)}, the newest: {failures[-1]}")
