@@ -8,9 +8,15 @@ when piped, never with NO_COLOR set; progress only on a terminal.
 
 from __future__ import annotations
 
-import os
 import shutil
+import sys
 from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+try:
+    import ctypes
+    import msvcrt
+except ImportError:  # not Windows, or a Python without _ctypes: no console to ask
+    ctypes = msvcrt = None  # type: ignore[assignment]
 
 SCHEMA = 1  # doctor --json's shape (docs/schemas/doctor.json); a change that breaks a reader raises it
 
@@ -62,7 +68,7 @@ class Style:
 
     def __init__(self, stream: object, environ: Mapping[str, str]) -> None:
         isatty = getattr(stream, "isatty", None)
-        self.terminal = bool(isatty and isatty()) and not environ.get("NO_COLOR")
+        self.terminal = bool(isatty and isatty()) and not environ.get("NO_COLOR") and _takes_colour(stream)
         encoding = getattr(stream, "encoding", None) or "ascii"
         try:
             "\u2713\u2717".encode(encoding)
@@ -76,6 +82,21 @@ class Style:
             return word
         symbol, plain, colour = _MARKS[state]
         return f"\x1b[{colour}m{symbol if self.symbols else plain} {word}\x1b[0m"
+
+
+def _takes_colour(stream: object) -> bool:
+    """Whether a terminal shows colour codes as colour: a Windows console only once asked
+    to (virtual terminal processing); else it gets the words, as a pipe does."""
+    if sys.platform != "win32":
+        return True
+    try:
+        handle = msvcrt.get_osfhandle(stream.fileno())  # type: ignore[attr-defined]
+        mode = ctypes.c_uint32()
+        kernel32 = ctypes.windll.kernel32
+        return bool(kernel32.GetConsoleMode(handle, ctypes.byref(mode))
+                    and kernel32.SetConsoleMode(handle, mode.value | 0x0004))
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 class Progress:
