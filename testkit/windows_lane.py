@@ -654,7 +654,7 @@ class Lane:
     # output into pipes in the ANSI code page, and one that cannot hold the profile's name
     def code_pages(self) -> None:
         for page in ("cp1252", "cp932"):
-            for args in (("doctor",), ("install", "claude", "--dry-run")):
+            for args in (("doctor",), ("doctor", "--json"), ("install", "claude", "--dry-run")):
                 done = self.run(*args, archive=self.copy, flags=(), env={"PYTHONIOENCODING": page})
                 text = done.stdout.decode(page) + done.stderr.decode(page)
                 check(done.returncode in (0, 1) and "Brien" in text,

@@ -156,12 +156,14 @@ def _what(h: Mapping[str, object]) -> str:
         seen = "lichhook's release plugin"
     elif ours:
         seen = f"lichhook registered ({len(ours)} {'command' if len(ours) == 1 else 'commands'})"
-    elif h["lich_reads"]:
-        seen = f"lich reads {h['lich_reads'][0]}"  # type: ignore[index]
     elif h["registered"] == "unknown":
         seen = "cannot tell (a config cannot be read)"
-    else:
+    elif not h["lich_reads"]:
         return "not registered" + (f" (detected: {h['detected']})" if h["detected"] else "; not detected")
+    else:
+        seen = ""
+    if h["lich_reads"]:
+        seen += ("; " if seen else "") + f"lich reads {h['lich_reads'][0]}"  # type: ignore[index]
     runs = [r["run"] for r in regs if r["run"] is not None]
     if not runs:
         return seen
