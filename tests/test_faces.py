@@ -18,6 +18,7 @@ import pytest
 from lichhook.adapters import BY_PROVIDER
 from lichhook.install.face import from_home
 from lichhook.install.harnesses import NAMES
+from testkit.archive import installed_hooks
 from lichhook.descriptor import registrations
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,3 +202,18 @@ def test_paths_are_shown_from_the_home_as_each_system_names_it():
         "created %USERPROFILE%\\.claude\\settings.json"
     assert from_home("/home/annex/x and /home/ann", "/home/ann", False) == "/home/annex/x and /home/ann"
     assert from_home("/x/y", "/", False) == "/x/y"  # a home at the root shortens nothing
+
+
+def test_a_registration_that_cannot_run_marks_its_harness_broken(run, home):
+    run("install", "claude", "codex")
+    installed_hooks(home).unlink()
+    data = json.loads(run("doctor", "--json", "--no-run").stdout)
+    jsonschema.validate(data, schema("doctor"))
+    states = {h["name"]: h["state"] for h in data["harnesses"]}
+    assert states["claude"] == states["codex"] == "broken"
+    claude = [p for p in data["problems"] if p["harness"] == "claude"]
+    assert len(claude) == 1 and claude[0]["broken"] and claude[0]["count"] > 1  # one cause, one line
+    shown = run("doctor", "--no-run")
+    assert shown.returncode == 1
+    assert [line.split()[:2] for line in lines(shown) if " claude " in f" {line} " and not line.startswith("problem")] \
+        == [["broken", "claude"]]

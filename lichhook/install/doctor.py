@@ -166,7 +166,8 @@ def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> Tuple[dict, list
     if live is not None:
         out.write("  live runs:          each registered command, with a sample payload, against a stand-in lich "
                   "on 127.0.0.1\n")
-    progress = Progress(sys.stderr if live is not None else None)
+    # the live runs take seconds: a line of progress, unless the detail is streaming to the terminal
+    progress = Progress(sys.stderr if live is not None and out is not sys.stdout else None)
     for h in harnesses.make_all(env):
         progress.say(f"doctor: checking {h.title}")
         report["harnesses"].append(_check(h, target, env, out, problems, magics, live, progress))
@@ -216,17 +217,17 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         if f.python is None or f.archive is None:
             problems.append(Problem(h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
                                     f"run {_install_hint(h.name)} to write it again, or remove that entry from "
-                                    f"{f.path}", broken=True))
+                                    f"{f.path}", "commands lichhook cannot read back", broken=True))
             continue
         if _exists(f.python) in ("MISSING", "NOT FOUND on PATH"):
             problems.append(Problem(h.name, f"{f.label} in {f.path} runs a Python that is missing ({f.python})",
                                     f"run install {h.name} again with a working Python: {_install_hint(h.name)}"
                                     if f.ours else f"remove that entry from {f.path}, or point it at a working "
-                                    "Python", broken=True))
+                                    "Python", f"commands run a Python that is missing ({f.python})", broken=True))
         if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
             problems.append(Problem(h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
                                     _install_hint(h.name) if f.ours else f"remove that entry from {f.path}",
-                                    broken=True))
+                                    f"commands run an archive that is missing ({f.archive})", broken=True))
         elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and run_problem(f.python):
             problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
                              f"{run_problem(f.python)}",
@@ -235,6 +236,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             mismatch = _bytecode_mismatch(f.archive, f.python, magics)
             if mismatch:
                 problems.append(Problem(h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python),
+                                        f"commands run {f.python} with an archive compiled for another Python",
                                         broken=True))
             elif live is not None:
                 if progress is not None:
@@ -245,7 +247,8 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
                 registration["run"] = {"ok": not outcome.problem and not said.startswith("not run"), "said": said}
                 if outcome.problem:
                     fix = f"run {_install_hint(h.name)} {outcome.fix}" if outcome.reinstall else outcome.fix
-                    problems.append(Problem(h.name, outcome.problem, fix or "", broken=True))
+                    problems.append(Problem(h.name, outcome.problem, fix or "", "commands fail their live run "
+                                            "(doctor --verbose says how)", broken=True))
     if ours:
         try:
             checks = h.checks(target)
