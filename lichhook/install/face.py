@@ -168,7 +168,9 @@ def _what(h: Mapping[str, object]) -> str:
     if not runs:
         return seen
     ran = sum(1 for r in runs if r["ok"])
-    return seen + ("; every one ran" if ran == len(regs) else f"; {ran} of {len(regs)} ran")
+    unrun = next((r["said"] for r in runs if r["said"].startswith("not run")), None)  # its reason, once
+    return seen + ("; every one ran" if ran == len(regs) else f"; {ran} of {len(regs)} ran"
+                   + (f" ({unrun})" if unrun else ""))
 
 
 def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> List[str]:
