@@ -93,3 +93,9 @@ def hook_line(python: str, hooks: str, *words: str) -> str:
     from lichhook.install.quoting import sh_join
 
     return sh_join([python, *hook_options(*words), hooks, *words])
+
+
+def absolute(text: str, home: Path) -> str:
+    """What install and uninstall print, with the paths they show from the home (``~/``)
+    written out again, for tests that look for a path."""
+    return text.replace("~/", f"{home}/")

@@ -345,10 +345,12 @@ class Lane:
         done = self.run("install", *HARNESSES, archive=self.pyz, flags=("-X", "utf8"))
         check(done.returncode == 0, f"install exited {done.returncode}: {done.stdout.decode()}{done.stderr.decode()}")
         check(self.hooks.exists() and self.copy.exists(), f"install left no {self.hooks}")
+        check("%USERPROFILE%\\.claude\\settings.json" in done.stdout.decode(),
+              f"install does not show its paths from %USERPROFILE%: {done.stdout.decode()}")
         again = self.run("install", *HARNESSES, archive=self.pyz, flags=("-X", "utf8"))
         check(again.returncode == 0 and b"unchanged" in again.stdout,
               f"a second install changed something: {again.stdout.decode()}")
-        doctor = self.run("doctor", archive=self.copy, flags=("-X", "utf8"))
+        doctor = self.run("doctor", "--verbose", archive=self.copy, flags=("-X", "utf8"))
         text = doctor.stdout.decode()
         check(b"Traceback" not in doctor.stderr and "Claude Code" in text and "hooks.pyz" in text,
               f"doctor: {text}{doctor.stderr.decode()}")
@@ -706,7 +708,7 @@ class Lane:
     # output into pipes in the ANSI code page, and one that cannot hold the profile's name
     def code_pages(self) -> None:
         for page in ("cp1252", "cp932"):
-            for args in (("doctor",), ("install", "claude", "--dry-run")):
+            for args in (("doctor",), ("doctor", "--json"), ("install", "claude", "--dry-run")):
                 done = self.run(*args, archive=self.copy, flags=(), env={"PYTHONIOENCODING": page})
                 text = done.stdout.decode(page) + done.stderr.decode(page)
                 check(done.returncode in (0, 1) and "Brien" in text,

@@ -134,7 +134,7 @@ def live_lines(out: str) -> list:
 
 def test_doctor_runs_each_registered_command_and_sees_its_reports_arrive(run, home):
     assert run("install", "claude", "crush", "opencode").returncode == 0
-    done = run("doctor", timeout=120)
+    done = run("doctor", "--verbose", timeout=120)
     out = done.stdout.decode()
     assert done.returncode == 0, out
     lines = live_lines(out)
@@ -156,7 +156,7 @@ def test_doctor_calls_a_hook_that_sends_nothing_a_problem_and_shows_the_recorded
     assert run("install", "claude").returncode == 0
     break_claude(home)
     assert run("claude", "Stop", stdin=PAYLOAD, env=lich_env(standin)).returncode == 0  # as Claude Code ran it
-    done = run("doctor", timeout=120)
+    done = run("doctor", "--verbose", timeout=120)
     out = done.stdout.decode()
     assert done.returncode == 1, out
     failed = [line for line in live_lines(out) if "FAILED" in line]
@@ -175,7 +175,7 @@ def test_doctor_calls_a_hook_that_sends_nothing_a_problem_and_shows_the_recorded
 
 def test_doctor_no_run_only_reads_the_configs(run, home):
     assert run("install", "claude").returncode == 0
-    done = run("doctor", "--no-run")
+    done = run("doctor", "--verbose", "--no-run")
     assert done.returncode == 0 and live_lines(done.stdout.decode()) == []
-    bad = run("doctor", "--sideways")
-    assert bad.returncode == 2 and b"doctor takes only --no-run" in bad.stderr
+    bad = run("doctor", "--verbose", "--sideways")
+    assert bad.returncode == 2 and b"doctor takes --no-run and one of --verbose, --json" in bad.stderr

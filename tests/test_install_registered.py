@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lichhook import archive
-from testkit.archive import hook_line, hook_options, installed_copy, installed_hooks, same_copy
+from testkit.archive import absolute, hook_line, hook_options, installed_copy, installed_hooks, same_copy
 from testkit.constants import ROOT
 from testkit.environment import lich_env, shadowing_project
 
@@ -78,11 +78,11 @@ def claude_commands(home: Path) -> dict:
 @needs_another_python
 @pytest.mark.parametrize("python", OTHERS)
 def test_install_gives_the_python_it_registers_a_copy_compiled_for_it(run, home, base_env, standin, python):
-    out = ok(run("install", "claude", python=python)).stdout.decode()
+    out = absolute(ok(run("install", "claude", python=python)).stdout.decode(), home)
     copy = installed_copy(home, python)
     asked = archive.interpreter_bytecode(python)
     assert asked is not None and bytecode(copy) == asked.magic != archive.bytecode_magic(run.pyz)
-    assert f"with bytecode for Python {asked.version}" in out and copy.parent.name == f"py{asked.version}"
+    assert f"compiled for Python {asked.version}" in out and copy.parent.name == f"py{asked.version}"
     command = claude_commands(home)["report"]
     assert shlex.split(command)[:6] == [python, *hook_options("claude"), str(installed_hooks(home, python))]
     assert archive.bytecode_of(archive.read_archive(installed_hooks(home, python))[1]) == asked.magic
@@ -93,7 +93,7 @@ def test_install_gives_the_python_it_registers_a_copy_compiled_for_it(run, home,
 
     # A second install leaves the copy, and every config, as they are.
     before = snapshot(home)
-    out = ok(run("install", "claude", python=python)).stdout.decode()
+    out = absolute(ok(run("install", "claude", python=python)).stdout.decode(), home)
     assert snapshot(home) == before
     assert f"archive: {copy} (up to date)" in out
 
@@ -107,7 +107,7 @@ def test_a_copy_already_compiled_for_this_python_is_the_archive_itself(run, home
 def doctor_finds_nothing_but_trust(run, also: str = "") -> None:
     """doctor names no problem but Codex's trust, which only the user can give (and
     ``also``, when given: one more problem the configs really have)."""
-    out = run("doctor").stdout.decode()
+    out = run("doctor", "--verbose").stdout.decode()
     problems = [line for line in out.splitlines() if line.startswith("problem:")]
     others = [line for line in problems if "Codex does not run lichhook's" not in line]
     assert others == ([others[0]] if also and others and also in others[0] else []), out
@@ -134,7 +134,7 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     # A copy whose bytecode is not its Python's is named, with the install that mends it.
     shutil.copyfile(mine, theirs)
     shutil.copyfile(installed_hooks(home), installed_hooks(home, other))
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert doctor.returncode == 1
     out = doctor.stdout.decode()
     fix = f"Fix: {other} {run.pyz} install codex"
@@ -145,7 +145,7 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     assert bytecode(theirs) == archive.interpreter_bytecode(other).magic
     doctor_finds_nothing_but_trust(run)
 
-    out = ok(run("uninstall", "codex")).stdout.decode()
+    out = absolute(ok(run("uninstall", "codex")).stdout.decode(), home)
     assert f"archive: removed {theirs} (no harness runs it any more)" in out
     assert not theirs.parent.exists() and mine.exists()
     ok(run("uninstall", "claude"))
@@ -160,8 +160,8 @@ def test_a_new_lichhook_is_given_to_every_python_that_runs_one(run, home, tmp_pa
     shebang, files = archive.read_archive(run.pyz)
     newer = tmp_path / "newer" / "lichhook.pyz"
     archive.write_archive(dict(files, **{"lichhook/NEWS.txt": b"a newer lichhook\n"}), newer, shebang)
-    out = ok(subprocess.run([PY, str(newer), "install", "codex"], env=run.env, capture_output=True,
-                            timeout=120)).stdout.decode()
+    out = absolute(ok(subprocess.run([PY, str(newer), "install", "codex"], env=run.env, capture_output=True,
+                                     timeout=120)).stdout.decode(), home)
     assert f"archive: updated {theirs}, which claude runs with {other}, compiled by it" in out
     refreshed = archive.read_archive(theirs)[1]
     assert refreshed["lichhook/NEWS.txt"] == b"a newer lichhook\n"
@@ -317,12 +317,12 @@ def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz,
     legacy.parent.mkdir(parents=True)
     shutil.copyfile(pyz, legacy)
     assert "OLD" not in str(texts)  # the fixture names no placeholder
-    doctor = run("doctor").stdout.decode()
+    doctor = run("doctor", "--verbose").stdout.decode()
     for harness in ("claude", "codex", "antigravity", "crush", "opencode", "omp"):
         assert f"problem: {harness}: the registration is incomplete or out of date" in doctor, harness
     assert "another lichhook archive" not in doctor
 
-    out = ok(run("install", "--all")).stdout.decode()
+    out = absolute(ok(run("install", "--all")).stdout.decode(), home)
     copy, hooks = str(installed_copy(home)), str(installed_hooks(home))
     assert f"archive: removed {legacy} (no harness runs it any more)" in out
     for path, old in texts.items():

@@ -104,7 +104,7 @@ def test_install_replace_removes_lich_plugin_through_claude_and_prints_the_way_b
            "lich@lich-plugin" in out
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert "SessionStart" in settings["hooks"]
-    doctor = run("doctor", env={"PATH": fake_bin(tmp_path, "claude")})
+    doctor = run("doctor", "--verbose", env={"PATH": fake_bin(tmp_path, "claude")})
     assert "lich-plugin" not in doctor.stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
 
 
@@ -132,15 +132,15 @@ def test_broken_installed_plugins_json_is_named_and_nothing_changes(run, home):
     err = result.stderr.decode()
     assert str(records) in err and "not valid JSON" in err
     assert files_under(home) == before
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert doctor.returncode == 1 and str(records) in doctor.stdout.decode()
 
 
 def test_doctor_names_lich_plugin_beside_lichhook_as_a_problem(run, home):
     assert run("install", "claude").returncode == 0
-    assert "lich-plugin" not in run("doctor").stdout.decode()
+    assert "lich-plugin" not in run("doctor", "--verbose").stdout.decode()
     claude_has_lich_plugin(home)
-    result = run("doctor")
+    result = run("doctor", "--verbose")
     assert result.returncode == 1
     out = result.stdout.decode()
     assert "lich reads: lich-plugin 0.17.2" in out
@@ -327,7 +327,7 @@ def test_plugin_route_moves_config_entries_into_the_plugin_and_back(run, home, t
     assert row["version"].startswith("0.14.0+lichhook.")
     hooks = json.loads((Path(row["installPath"]) / "hooks" / "hooks.json").read_text())["hooks"]
     assert "claude-code stop" in json.dumps(hooks["Stop"])
-    doctor = run("doctor", env={"PATH": path})
+    doctor = run("doctor", "--verbose", env={"PATH": path})
     out = doctor.stdout.decode()
     assert "hooks:      10 of 10 registered" in out and f"plugin: lich@lich-plugin {row['version']}" in out, out
     again = run("install", "claude", env={"PATH": path})
@@ -397,7 +397,7 @@ def test_the_release_as_the_plugin_is_lichhook_and_config_entries_beside_it_are_
     for args in (["plugin", "marketplace", "add", str(build_zipapp.release_dir(pyz))],
                  ["plugin", "install", "lich@lich-plugin"]):
         subprocess.run(["claude", *args], env=env, check=True, timeout=60)
-    doctor = run("doctor", env={"PATH": path}).stdout.decode()
+    doctor = run("doctor", "--verbose", env={"PATH": path}).stdout.decode()
     section = doctor.split("Claude Code (claude)")[1].split("\n\n")[0]
     assert "registered: yes, as the release plugin" in section and "(exists)" in section, section
     assert "problem: claude:" not in doctor

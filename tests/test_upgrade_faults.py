@@ -56,7 +56,7 @@ def test_doctor_names_a_missing_complete_archive(run, installed):
     env, complete, hooks = installed
     assert run("uninstall", "claude").returncode == 0  # its MCP server names the complete archive itself
     complete.unlink()
-    done = run("doctor")
+    done = run("doctor", "--verbose")
     out = done.stdout.decode()
     assert done.returncode == 1 and "no problem found" not in out
     assert f"{complete}" in out and "missing" in out.split("problem:", 1)[1]

@@ -68,14 +68,14 @@ OURS = {" ".join(words): event for event, words, _, _ in CODEX.registration_rows
 
 def trust_lines(box) -> dict:
     """lichhook doctor's trust line for each of lichhook's Codex hooks, by subcommand."""
-    out = box.lichhook("doctor").stdout.decode()
+    out = box.lichhook("doctor", "--verbose").stdout.decode()
     lines = [line.strip() for line in out.split("Codex CLI (codex)")[1].split("\n\n")[0].splitlines()
              if line.strip().startswith("trust:")]
     return {sub: next(line for line in lines if f"'{sub}'" in line) for sub in OURS}
 
 
 def codex_problems(box) -> list:
-    out = box.lichhook("doctor").stdout.decode()
+    out = box.lichhook("doctor", "--verbose").stdout.decode()
     return [line for line in out.splitlines() if line.startswith("problem: codex:")]
 
 

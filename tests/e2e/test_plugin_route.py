@@ -115,7 +115,7 @@ def test_installed_as_the_plugin_lich_reads_it_and_nothing_stays_in_the_config(s
     # no config entries an earlier route would also run
     config = (box.home / ".claude" / "settings.json") if name == "claude" else (box.home / ".codex" / "hooks.json")
     assert "hooks.pyz" not in (config.read_text() if config.exists() else "")
-    doctor = box.lichhook("doctor").stdout.decode()
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
     assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
     # uninstall takes it out through the same CLI
     gone = box.lichhook("uninstall", name)
@@ -183,7 +183,7 @@ def test_beside_lich_plugin_install_refuses_then_replaces_and_no_report_arrives_
     assert installed and version.split("+")[0] != "0.17.2" and "+lichhook." in version
     second = box.harness.session_id(box.run(headless(box)))
     assert box.accepted(2) == [(name, first), (name, second)]  # lichhook alone: once
-    doctor = box.lichhook("doctor").stdout.decode()
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
     assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}: lich-plugin")]
     assert lichplugin.OURS_FILE  # the marker that tells the two apart
 
@@ -203,7 +203,7 @@ def test_lichs_update_in_claude_code_replaces_lichhook_with_lich_plugin(sandbox)
     assert "now points at" in (added.stdout + added.stderr).decode()  # Claude Code repoints the name
     box.run(["claude", "plugin", "update", "lich@lich-plugin"], lich=False, timeout=120)
     assert lich_reads_claude(box) == ("0.17.2", True)  # lich-plugin now, not lichhook
-    doctor = box.lichhook("doctor").stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
     assert "registered: no" in doctor and "lich reads: lich-plugin 0.17.2" in doctor, doctor
     box.run(headless(box))
     # lichhook's hooks went with its plugin: only lich-plugin's run now (this stand-in's send nothing)
@@ -251,7 +251,7 @@ def test_a_newer_lichs_update_offline_leaves_claude_code_without_either_and_inst
     failed = box.run_status(["claude", "plugin", "marketplace", "add", str(box.project.parent / "unreachable")])
     assert failed.returncode != 0
     assert lich_reads_claude(box) == ("", False)
-    doctor = box.lichhook("doctor")
+    doctor = box.lichhook("doctor", "--verbose")
     assert "problem: claude: detected but lichhook is not registered" in doctor.stdout.decode()
     box.install()
     assert lich_reads_claude(box)[1]
@@ -273,7 +273,7 @@ def test_a_marketplace_name_held_by_another_source_is_named_and_nothing_changes(
     assert replaced.returncode == 0, out + replaced.stderr.decode()
     assert f"to put it back: {name} plugin marketplace add {other}" in out, out
     assert READS[name](box)[1]
-    assert "plugin: lich@lich-plugin" in box.lichhook("doctor").stdout.decode()
+    assert "plugin: lich@lich-plugin" in box.lichhook("doctor", "--verbose").stdout.decode()
 
 
 # -- the release the build writes, taken by the harness's plugin manager as lich-plugin -------
@@ -298,7 +298,7 @@ def test_the_release_installs_as_lich_plugin_and_each_session_reports_once(sandb
         row = next(line for line in listed.splitlines() if line.startswith("lichhook "))
         assert "./lichhook.pyz mcp" in row and "/plugins/cache/lich-plugin/lich/" in row and "enabled" in row, listed
     # lichhook's own install sees its release as lichhook, not as lich-plugin to refuse
-    doctor = box.lichhook("doctor").stdout.decode()
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
     assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
     assert "registered: yes, as the release plugin" in doctor
     assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}:")], doctor
