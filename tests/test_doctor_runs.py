@@ -39,7 +39,7 @@ def test_doctor_no_run_starts_no_registered_interpreter(run, home, tmp_path):
     python.write_text(f"#!/bin/sh\ntouch {shlex.quote(str(marker))}\nexec {shlex.quote(sys.executable)} \"$@\"\n")
     python.chmod(0o755)
     rewrite_commands(home, lambda words: [str(python), *words[1:]])
-    shown = run("doctor", "--no-run")
+    shown = run("doctor", "--no-run", "--verbose")
     assert not marker.exists(), shown.stdout.decode()
     assert f"python:  {python} (exists)" in shown.stdout.decode()
     assert "bytecode: not checked (--no-run starts no interpreter)" in shown.stdout.decode()
@@ -54,7 +54,7 @@ def test_doctor_names_an_interpreter_option_before_the_archive_and_does_not_run_
     marker = tmp_path / "ran"
     code = f"open({str(marker)!r}, 'w')"
     rewrite_commands(home, lambda words: [words[0], "-c", code, *words[1:]])
-    shown = run("doctor", env=lich_env(standin))
+    shown = run("doctor", "--verbose", env=lich_env(standin))
     out = shown.stdout.decode()
     assert not marker.exists(), out
     assert shown.returncode == 1
