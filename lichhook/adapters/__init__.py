@@ -98,7 +98,7 @@ class Descriptor:
 _CLAUDE_START = "startup|resume|clear|compact|fork"  # every source can bring a new id
 _AGY_WRITERS = ("propose_code", "file_change", "edit_notebook", "write_blob", "delete_directory", "run_command")
 _OPENCODE_EVENTS = ("session.created", "session.status", "tool.execute.before", "tool.execute.after",
-                    "permission.asked", "question.asked", "session.updated", "file.edited")
+                    "*.asked", "session.updated", "file.edited")
 _OMP_EVENTS = ("session_start", "session_switch", "session_branch", "input", "turn_start", "tool_call",
                "tool_result", "session_stop")
 
