@@ -222,7 +222,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=(),  # file.edited says it
         registrations=tuple((e, ("opencode", e), None, None) for e in _OPENCODE_EVENTS),
-        usage="a plugin module, ~/.config/opencode/plugins/lichhook.js, runs it per event",
+        usage="a plugin module, ~/.config/opencode/plugins/lichhook.js, runs one `opencode --serve`",
     ),
     Descriptor(
         provider="omp",
@@ -243,7 +243,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=("write", "edit", "bash", "notebook"),
         registrations=tuple((e, ("omp", e), None, None) for e in _OMP_EVENTS),
-        usage="an extension module, ~/.omp/agent/extensions/lichhook.js, runs it per event",
+        usage="an extension module, ~/.omp/agent/extensions/lichhook.js, runs one `omp --serve`",
     ),
 )
 

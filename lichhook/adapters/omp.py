@@ -1,8 +1,7 @@
-"""omp (oh-my-pi): an extension module runs ``lichhook omp <event>`` for each event it
-forwards.
+"""omp (oh-my-pi): an extension module hands each event it forwards to ``lichhook omp --serve``.
 
 omp's events carry no session id, so the module (installed by ``lichhook install omp``)
-writes ``{"type": <event>, "session_id": <ctx.sessionManager.getSessionId()>}`` on stdin,
+writes ``{"type": <event>, "session_id": <ctx.sessionManager.getSessionId()>}`` per event,
 with ``session_file`` (``getSessionFile()``) and ``parent_session`` (the session header's
 ``parentSession``), ``session_name`` (``getSessionName()``, the title, once omp has one)
 and ``cwd`` (``ctx.cwd``), and for ``tool_call`` and ``tool_result`` the event's
