@@ -113,7 +113,8 @@ def test_opencode_asks_npm_for_its_plugin_package_exactly_when_doctor_says_it_wi
 def test_one_lichhook_reports_several_tool_calls_in_order_and_dies_with_opencode(opencode):
     """Every event of a turn with three tool calls goes to one lichhook, reported once and
     in order; opencode killed hard leaves no lichhook behind."""
-    opencode.model.script(tool_call("write", {"filePath": str(opencode.project / "a.txt"), "content": "a\n"}),
+    opencode.model.script(text("Write and read", when=names_the_session),
+                          tool_call("write", {"filePath": str(opencode.project / "a.txt"), "content": "a\n"}),
                           tool_call("write", {"filePath": str(opencode.project / "b.txt"), "content": "b\n"}),
                           tool_call("read", {"filePath": str(opencode.project / "a.txt")}),
                           hold(120, text("Done.")))
