@@ -145,6 +145,7 @@ def test_a_refused_or_wrong_report_fails_the_case(pyz, base_env):
         server.close()
 
 
+@pytest.mark.heavy  # about 15 s: eight node sessions and an install
 @pytest.mark.skipif(not sys.platform.startswith("linux") or not __import__("shutil").which("node"),
                     reason="reads /proc; runs node")
 def test_the_js_session_bench_runs_every_module_and_checks_its_reports(pyz, tmp_path):
