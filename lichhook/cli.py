@@ -22,12 +22,17 @@ COMMANDS = {
     "mcp": ("lichhook.mcp", "main"),
 }
 
+# `<provider> --serve`: one lichhook for a harness process, each event a line on stdin
+# (lichhook.serve; the JS modules of opencode and omp run it).
+SERVE = "--serve"
+
 # Every word the command line takes for itself, so a provider can never be one.
 WORDS = frozenset(COMMANDS) | {"help", "version"}
 
 USAGE = """\
 usage: {python} lichhook.pyz <provider>          report this harness session to lich (a hook)
        {python} lichhook.pyz <provider> <event>  report what this harness event means to lich
+       {python} lichhook.pyz <provider> --serve  report each event written on stdin, a line each
        {python} lichhook.pyz <command> ...
 
 providers (built in), how each runs lichhook, and the events it takes:
@@ -84,6 +89,11 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
         module, function = COMMANDS[word]
         code: int = getattr(import_module(module), function)(args[1:])
         return code
+
+    if len(args) > 1 and args[1] == SERVE:
+        from lichhook.serve import serve
+
+        return serve(word, reserved=WORDS)
 
     from lichhook.report import run
 

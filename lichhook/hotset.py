@@ -36,6 +36,7 @@ HOT_MODULES = (
     "lichhook.payload",
     "lichhook.report",
     "lichhook.selfcmd",
+    "lichhook.serve",
     "lichhook.titles",
     "lichhook.transcripts",
 )

@@ -177,18 +177,28 @@ def report(provider: str, adapter: object, environ: "Mapping[str, str]", debug: 
 
     from lichhook.adapter import Event
 
-    happened = Event(provider, event or "", payload, environ)
+    deliver(provider, adapter, target, Event(provider, event or "", payload, environ), debug, deadline)
+
+
+def deliver(provider: str, adapter: object, target: "LichTarget", happened: "Event", debug: Debug,
+            deadline: float) -> "Optional[str]":
+    """Send what ``adapter`` makes of ``happened`` (an event without a name is the bare
+    command's), each report in what is left of ``deadline``; the title lich took as the
+    card's, if one went out."""
+    event = happened.name or None
+    label = provider if event is None else f"{provider} {event}"
+    environ = happened.environ
     try:
         reports = made(adapter, happened, event is None, debug)
     except Exception as exc:
         debug(f"{label}: adapter raised {type(exc).__name__}: {exc}; nothing sent")
         _failed(environ, provider, event, exc)
-        return
+        return None
     if not reports:
         debug(f"{label}: nothing to report for this payload; nothing sent")
-        return
-    send(label, provider, reports, target, happened, debug, max(deadline, time.monotonic() + POST_FLOOR_SECONDS),
-         environ)
+        return None
+    return send(label, provider, reports, target, happened, debug,
+                max(deadline, time.monotonic() + POST_FLOOR_SECONDS), environ)
 
 
 def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Report]":
@@ -206,14 +216,15 @@ def made(adapter: object, event: "Event", bare: bool, debug: Debug) -> "List[Rep
 
 
 def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget", event: "Event", debug: Debug,
-         deadline: float, environ: "Mapping[str, str]" = os.environ) -> None:
+         deadline: float, environ: "Mapping[str, str]" = os.environ) -> "Optional[str]":
     """Send each report, in order, each in what is left of ``deadline``, as its contract
     builds it (``lichhook.contracts.outgoing``); a title it sets is recorded as the card's
-    once lich took it."""
+    once lich took it, and returned."""
     from lichhook import client
     from lichhook.adapter import Report
     from lichhook.contracts import BODY_LIMIT, outgoing
 
+    card_title = None
     for item in reports:
         try:
             if not isinstance(item, Report):
@@ -228,6 +239,7 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
             debug(f"{label}: {what}; not sent")
             if out.title:
                 _keep(event, out.title)
+                card_title = out.title
             continue
         if len(data) > BODY_LIMIT:
             debug(f"{label}: {what}: body of {len(data)} bytes exceeds lich's {BODY_LIMIT}; not sent")
@@ -248,6 +260,8 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
               + (str(status) if status is not None else "without an HTTP status line"))
         if out.title and status is not None and 200 <= status < 300:
             _remember(event, out.title, label, debug)
+            card_title = out.title
+    return card_title
 
 
 def _keep(event: "Event", title: str) -> None:

@@ -710,3 +710,29 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def lichhook_servers(sandbox: "Sandbox") -> Dict[int, int]:
+    """pid -> parent pid of every ``lichhook <provider> --serve`` running from this sandbox's
+    home (Linux: read from /proc)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if stat[0] != "Z" and b"--serve" in words and any(str(sandbox.home).encode() in w for w in words):
+            found[int(entry.name)] = int(stat[1])
+    return found
+
+
+def wait_until(check: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -6,8 +6,8 @@ export with its plugin input, feeds bus events to ``event`` and calls the
 ``tool.execute.*`` hooks with their input and output; omp calls the default export with
 ``pi`` and later calls each handler with an event and ``ctx``) and replays real captured
 events (``tests/payloads/``). Most tests render the module with a recorder script in
-place of the archive, which keeps each command's words, stdin and when it ran; some run
-the real archive against the stand-in.
+place of the archive, which keeps its command words and each event line it takes, and when;
+some run the real archive against the stand-in.
 """
 
 from __future__ import annotations
@@ -40,21 +40,22 @@ def bun() -> Optional[str]:
     return found or (str(cached) if cached.exists() else None)
 
 
-# Runs each step against the module, then stays (as a harness does) until the recorder holds
-# `expect` lines or the file `until` exists (at most 30 s); with `exit`, it ends the process
-# at once, as a harness exits.
+# Runs each step against the module (a `pause` step waits that many seconds), then stays (as a
+# harness does) until the recorder holds `expect` lines or the file `until` exists (at most
+# `wait` s, 30 by default); with `exit`, it ends the process at once, as a harness exits.
 DRIVER = r"""
 import { pathToFileURL } from "node:url";
 import { readFileSync, existsSync } from "node:fs";
 const script = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const mod = await import(pathToFileURL(script.module).href);
-const out = { exports: Object.keys(mod), hooks: [], returned: [], changed: [] };
+const out = { exports: Object.keys(mod), hooks: [], returned: [], changed: [], logged: [] };
 const lines = () => existsSync(script.record) ? readFileSync(script.record, "utf8").split("\n").filter(Boolean).length : 0;
 if (script.kind === "opencode") {
   const hooks = {};
-  for (const plugin of Object.values(mod)) Object.assign(hooks, await plugin({ client: {}, project: {}, directory: script.directory, worktree: script.directory, $: undefined }));
+  for (const plugin of Object.values(mod)) Object.assign(hooks, await plugin({ client: { app: { log: async ({ body }) => { out.logged.push(body.message); } } }, project: {}, directory: script.directory, worktree: script.directory, $: undefined }));
   out.hooks = Object.keys(hooks);
   for (const step of script.steps) {
+    if (step.pause) await new Promise((r) => setTimeout(r, step.pause * 1000));
     if (!hooks[step.hook]) continue;
     const before = JSON.stringify(step.output);
     out.returned.push(String(step.hook === "event" ? await hooks.event({ event: step.event }) : await hooks[step.hook](step.input, step.output)));
@@ -62,9 +63,10 @@ if (script.kind === "opencode") {
   }
 } else {
   const handlers = {};
-  mod.default({ on(name, fn) { (handlers[name] ??= []).push(fn); } });
+  mod.default({ on(name, fn) { (handlers[name] ??= []).push(fn); }, logger: { warn: (m) => out.logged.push(m) } });
   out.hooks = Object.keys(handlers);
   for (const step of script.steps) {
+    if (step.pause) { await new Promise((r) => setTimeout(r, step.pause * 1000)); continue; }
     const c = step.ctx;
     const ctx = c === null ? undefined : c.throws ? { cwd: c.cwd, sessionManager: {
       getSessionId: () => c.id, getSessionName: () => { throw new Error("boom"); }, getSessionFile: () => { throw new Error("boom"); },
@@ -73,25 +75,30 @@ if (script.kind === "opencode") {
     for (const fn of handlers[step.on] ?? []) out.returned.push(String(fn(step.event, ctx)));
   }
 }
-console.log(JSON.stringify(out));
-if (script.exit) process.exit(0);
-const deadline = Date.now() + 30000;
+if (script.exit) { console.log(JSON.stringify(out)); process.exit(0); }
+const deadline = Date.now() + (script.wait ?? 30) * 1000;
 const waiting = () => script.until ? !existsSync(script.until) : lines() < script.expect;
 while (waiting() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+console.log(JSON.stringify(out));
 """
 
-# Stands in for the archive: keeps its command words and stdin, and when it ran. A
-# RECORD_SLOW word makes the run that carries it take that long.
+# Stands in for the archive's `<provider> --serve`: keeps its command words and each event
+# line, and when it took it. A RECORD_SLOW event makes its line take that long; after the
+# RECORD_DIE event the process exits.
 RECORDER = r"""
 import json, os, sys, time
-start = time.time()
 words = sys.argv[1:]
-stdin = sys.stdin.buffer.read().decode("utf-8")
 slow = json.loads(os.environ.get("RECORD_SLOW") or "{}")
-time.sleep(slow.get(words[-1], 0))
-with open(os.environ["RECORD_TO"], "a", encoding="utf-8") as f:
-    f.write(json.dumps({"words": words, "flags": [sys.flags.isolated, sys.flags.no_site],
-                        "stdin": json.loads(stdin) if stdin else None, "start": start, "end": time.time()}) + "\n")
+for raw in sys.stdin.buffer:
+    start = time.time()
+    line = json.loads(raw)
+    time.sleep(slow.get(line["event"], 0))
+    with open(os.environ["RECORD_TO"], "a", encoding="utf-8") as f:
+        f.write(json.dumps({"words": words, "flags": [sys.flags.isolated, sys.flags.no_site], "pid": os.getpid(),
+                            "event": line["event"], "stdin": line["payload"], "start": start,
+                            "end": time.time()}) + "\n")
+    if line["event"] == os.environ.get("RECORD_DIE"):
+        sys.exit(0)
 """
 
 
@@ -216,11 +223,11 @@ def test_opencode_module_forwards_each_event_once_in_order(modules):
     assert out["returned"] == ["undefined"] * len(steps)
     assert out["changed"] == []  # the tool's arguments as opencode gave them
     runs = modules.recorded(len(wanted), settle=0.3)
-    assert [r["words"] for r in runs] == [["opencode", payload("opencode", n)["type"]] for n in wanted]
-    assert all(r["flags"] == [1, 1] for r in runs)  # -I -S, as install registers every command
+    assert [r["event"] for r in runs] == [payload("opencode", n)["type"] for n in wanted]
+    # one lichhook for the whole session, -I -S as install registers every command
+    assert {(tuple(r["words"]), tuple(r["flags"]), r["pid"]) for r in runs} == {(("opencode", "--serve"), (1, 1),
+                                                                                  runs[0]["pid"])}
     assert [r["stdin"] for r in runs] == [payload("opencode", n) for n in wanted]
-    for earlier, later in zip(runs, runs[1:]):
-        assert later["start"] >= earlier["end"], (earlier, later)  # one at a time, in order
 
 
 def test_a_forwarded_title_is_not_forwarded_again_but_a_new_one_is(modules):
@@ -230,7 +237,7 @@ def test_a_forwarded_title_is_not_forwarded_again_but_a_new_one_is(modules):
     steps = [bus("session.created"), first, first, renamed, first, bus("session.created-fork")]
     modules.drive("opencode", steps, expect=5)
     runs = modules.recorded(5, settle=0.3)
-    assert [(r["words"][-1], r["stdin"]["properties"]["info"]["title"]) for r in runs] == [
+    assert [(r["event"], r["stdin"]["properties"]["info"]["title"]) for r in runs] == [
         ("session.created", "New session - 2026-11-30T23:22:52.479Z"),
         ("session.updated", "Write hi into f.txt"),
         ("session.updated", "Write hello into g.txt"),
@@ -295,23 +302,26 @@ def test_omp_module_forwards_what_the_event_and_its_ctx_say_in_order(modules):
     # a value returned by an omp handler is a decision (tool_call's blocks the call): none is
     assert out["returned"] == ["undefined"] * len(steps)
     runs = modules.recorded(len(steps), settle=0.3)
-    assert [r["words"] for r in runs] == [["omp", payload("omp", n)["type"]] for n in OMP_LIFE]
+    assert [r["event"] for r in runs] == [payload("omp", n)["type"] for n in OMP_LIFE]
+    assert {(tuple(r["words"]), r["pid"]) for r in runs} == {(("omp", "--serve"), runs[0]["pid"])}
     # the sub-agent's events go too: lichhook tells them apart by their session file
     assert [r["stdin"] for r in runs] == [payload("omp", n) for n in OMP_LIFE]
-    for earlier, later in zip(runs, runs[1:]):
-        assert later["start"] >= earlier["end"], (earlier, later)
 
 
-def test_omp_module_sends_the_id_when_the_other_getters_fail_and_nothing_without_one(modules):
+def test_omp_module_sends_the_id_when_the_other_getters_fail_and_the_event_without_one(modules):
     steps = [omp_step("input", ctx={"id": "01a22ec3-4501-7766-a07b-ba211c3beff8", "cwd": PROJECT, "throws": True}),
              omp_step("input", ctx={"id": "", "cwd": PROJECT}),
              omp_step("input", ctx=None)]
     steps[2]["ctx"] = None
-    out = modules.drive("omp", steps, expect=1)
+    out = modules.drive("omp", steps, expect=3)
     assert out["returned"] == ["undefined"] * 3
-    (run,) = modules.recorded(1, settle=0.5)
-    assert run["stdin"] == {"type": "input", "session_id": "01a22ec3-4501-7766-a07b-ba211c3beff8", "cwd": PROJECT,
-                            "session_file": None, "parent_session": None}
+    assert [r["stdin"] for r in modules.recorded(3, settle=0.3)] == [
+        {"type": "input", "session_id": "01a22ec3-4501-7766-a07b-ba211c3beff8", "cwd": PROJECT,
+         "session_file": None, "parent_session": None},
+        # lichhook still reports the event (busy, a tool, touched), with no id alongside
+        {"type": "input", "session_id": None, "cwd": PROJECT, "session_file": None, "parent_session": None},
+        {"type": "input", "session_id": None, "session_file": None, "parent_session": None},
+    ]
 
 
 def test_omp_module_subscribes_to_nothing_outside_lich(modules):
@@ -328,9 +338,9 @@ def test_omp_module_subscribes_to_nothing_outside_lich(modules):
 # the end-to-end suite, after the cache is installed.
 @pytest.mark.parametrize("runtime", ["node", pytest.param("bun", marks=pytest.mark.e2e)])
 def test_what_is_queued_when_the_harness_exits_still_goes(modules, tmp_path, runtime):
-    """The harness may exit right after its last event, while lichhook still runs for an
-    earlier one: what waits its turn starts then, with its whole stdin, and the files
-    that carried it are gone."""
+    """The harness may exit right after its last event, while lichhook still works on an
+    earlier one: what it wrote before its exit is taken in all the same, in order, and
+    the lichhook ends with its stdin."""
     program = NODE if runtime == "node" else bun()
     if program is None:
         pytest.skip("bun is neither on PATH nor in the end-to-end cache")
@@ -340,15 +350,35 @@ def test_what_is_queued_when_the_harness_exits_still_goes(modules, tmp_path, run
     modules.drive("omp", [omp_step(n) for n in names], exit=True, runtime=program,
                   env={"RECORD_SLOW": '{"session_start": 0.5}', "TMPDIR": str(temp)})
     runs = modules.recorded(len(names), settle=0.3)
-    assert sorted(json.dumps(r["stdin"], sort_keys=True) for r in runs) == sorted(
-        json.dumps(payload("omp", n), sort_keys=True) for n in names)
+    assert [r["stdin"] for r in runs] == [payload("omp", n) for n in names]
     assert list(temp.iterdir()) == []
+    assert not alive(runs[0]["pid"])
 
 
-def test_a_lichhook_that_hangs_holds_the_next_back_only_for_a_while(modules):
-    modules.drive("omp", [omp_step("session_start"), omp_step("input")], expect=1,
-                  env={"RECORD_SLOW": '{"session_start": 8}'})
-    assert [r["words"][-1] for r in modules.lines()] == ["input"]  # the hung one has not finished
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (not a zombie), within 3 s."""
+    import time
+
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state == "Z":
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_lichhook_that_died_is_followed_by_another_at_the_next_event(modules):
+    steps = [omp_step("session_start"), omp_step("input")]
+    out = modules.drive("omp", steps + [{"pause": 0.5}] + [omp_step("tool_call-bash")], expect=3,
+                        env={"RECORD_DIE": "input"})
+    runs = modules.recorded(3)
+    assert [r["event"] for r in runs] == ["session_start", "input", "tool_call"]
+    assert runs[0]["pid"] == runs[1]["pid"] != runs[2]["pid"]
+    assert out["logged"] == []
 
 
 def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path):
@@ -363,11 +393,14 @@ def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path
     opencode = home / ".config" / "opencode" / "plugins" / "lichhook.js"
     script = {"kind": "opencode", "module": str(opencode), "record": str(tmp_path / "none"), "directory": PROJECT,
               "steps": [step for step, _ in OPENCODE_LIFE], "expect": 0, "exit": False}
-    out = drive(tmp_path, NODE, script, env)
+    out = drive(tmp_path, NODE, dict(script, until=str(tmp_path / "never"), wait=1), env)
     assert out["returned"] == ["undefined"] * len(OPENCODE_LIFE)
+    # said once, in opencode's own log
+    assert [m.split(" could not be started")[0] for m in out["logged"]] == [f"lichhook: {python}"], out["logged"]
     script.update(kind="omp", module=str(agent / "extensions" / "lichhook.js"), steps=[omp_step(n) for n in OMP_LIFE])
-    out = drive(tmp_path, NODE, script, env)
+    out = drive(tmp_path, NODE, dict(script, until=str(tmp_path / "never"), wait=1), env)
     assert out["returned"] == ["undefined"] * len(OMP_LIFE)
+    assert [m.split(" could not be started")[0] for m in out["logged"]] == [f"lichhook: {python}"], out["logged"]
     assert standin.wait_for(1, timeout=1) == []
 
 
@@ -519,9 +552,8 @@ def test_install_replaces_an_earlier_module_and_doctor_calls_it_out_of_date(run,
         assert "const EVENTS = {" in text and json.dumps(str(hooks)) in text
     doctor = run("doctor", "--verbose", env=env).stdout.decode()
     assert "problem: opencode" not in doctor and "problem: omp" not in doctor, doctor
-    assert (f"command: {sys.executable} -I -S {hooks} opencode <event>, on session.created, session.status, "
-            "tool.execute.before, tool.execute.after, permission.asked, question.asked, session.updated, "
-            "file.edited\n") in doctor
+    assert (f"command: {sys.executable} -I -S {hooks} opencode --serve, on session.created, session.status, "
+            "tool.execute.before, tool.execute.after, *.asked, session.updated, file.edited\n") in doctor
 
     result = run("uninstall", "opencode", "omp", env=env)
     assert result.returncode == 0, result.stderr
@@ -535,3 +567,11 @@ def test_uninstall_removes_an_earlier_module(run, home, pyz):
     result = run("uninstall", "opencode")
     assert result.returncode == 0, result.stderr
     assert not path.exists()
+
+
+def test_the_modules_own_unit_tests_pass():
+    """tests/js/*.test.mjs, under node's own test runner."""
+    folder = Path(__file__).parent / "js"
+    result = subprocess.run([NODE, "--test", *sorted(str(p) for p in folder.glob("*.test.mjs"))],
+                            capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()

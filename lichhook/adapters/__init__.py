@@ -98,7 +98,7 @@ class Descriptor:
 _CLAUDE_START = "startup|resume|clear|compact|fork"  # every source can bring a new id
 _AGY_WRITERS = ("propose_code", "file_change", "edit_notebook", "write_blob", "delete_directory", "run_command")
 _OPENCODE_EVENTS = ("session.created", "session.status", "tool.execute.before", "tool.execute.after",
-                    "permission.asked", "question.asked", "session.updated", "file.edited")
+                    "*.asked", "session.updated", "file.edited")
 _OMP_EVENTS = ("session_start", "session_switch", "session_branch", "input", "turn_start", "tool_call",
                "tool_result", "session_stop")
 
@@ -222,7 +222,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=(),  # file.edited says it
         registrations=tuple((e, ("opencode", e), None, None) for e in _OPENCODE_EVENTS),
-        usage="a plugin module, ~/.config/opencode/plugins/lichhook.js, runs it per event",
+        usage="a plugin module, ~/.config/opencode/plugins/lichhook.js, runs one `opencode --serve`",
     ),
     Descriptor(
         provider="omp",
@@ -243,7 +243,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=("write", "edit", "bash", "notebook"),
         registrations=tuple((e, ("omp", e), None, None) for e in _OMP_EVENTS),
-        usage="an extension module, ~/.omp/agent/extensions/lichhook.js, runs it per event",
+        usage="an extension module, ~/.omp/agent/extensions/lichhook.js, runs one `omp --serve`",
     ),
 )
 

@@ -1,8 +1,7 @@
-"""omp (oh-my-pi): an extension module runs ``lichhook omp <event>`` for each event it
-forwards.
+"""omp (oh-my-pi): an extension module hands each event it forwards to ``lichhook omp --serve``.
 
 omp's events carry no session id, so the module (installed by ``lichhook install omp``)
-writes ``{"type": <event>, "session_id": <ctx.sessionManager.getSessionId()>}`` on stdin,
+writes ``{"type": <event>, "session_id": <ctx.sessionManager.getSessionId()>}`` per event,
 with ``session_file`` (``getSessionFile()``) and ``parent_session`` (the session header's
 ``parentSession``), ``session_name`` (``getSessionName()``, the title, once omp has one)
 and ``cwd`` (``ctx.cwd``), and for ``tool_call`` and ``tool_result`` the event's
@@ -11,7 +10,9 @@ and ``cwd`` (``ctx.cwd``), and for ``tool_call`` and ``tool_result`` the event's
 ``session_branch`` (``/branch``, which continues in a new session file with an id of its
 own). omp writes titles asynchronously, so the title is read at ``turn_start`` and
 ``session_stop``; files change after a ``tool_result`` of ``write``, ``edit``, ``bash`` or
-``notebook`` (``python`` is left out: it rarely writes).
+``notebook`` (``python`` is left out: it rarely writes). An event whose ``ctx`` knows no
+session id still reports (busy, a tool, touched, a title, done) with none alongside; only
+a session start needs one.
 
 omp's ``task`` sub-agents run the parent's extensions and start sessions of their own,
 which belong to the parent's card: none of their events is reported. omp writes a
@@ -72,13 +73,15 @@ class Omp(BuiltinAdapter):
             return []
         sid = string_at(p, "session_id")
         title = string_at(p, "session_name")
-        if name in EVENTS:
-            return [Report.start(sid)]
+        if name in EVENTS:  # a session start names its session, or says nothing
+            return [Report.start(sid)] if sid else []
         if name == "input":
             return [Report.state("busy", provider_session_id=sid)]
         if name == "turn_start":
             return [Report.state("busy", provider_session_id=sid)] + titled(title, sid)
         if name == "tool_call":
+            if not string_at(p, "toolName"):  # a malformed call: nothing for the card to show
+                return []
             what = detail(mapping_at(p, "input"), string_at(p, "cwd"))
             return [Report.state("busy", tool=string_at(p, "toolName"), detail=what, provider_session_id=sid)]
         if name == "tool_result":

@@ -1,6 +1,6 @@
-"""opencode: a JS plugin module runs ``lichhook opencode <type>`` for each event it forwards.
+"""opencode: a JS plugin module hands each event it forwards to ``lichhook opencode --serve``.
 
-The module (installed by ``lichhook install opencode``) writes one JSON object on stdin:
+The module (installed by ``lichhook install opencode``) writes one JSON object per event:
 for a bus event, the event as opencode gives it, ``{"type", "properties"}``; for the
 ``tool.execute.before`` and ``tool.execute.after`` hooks, ``{"type", "input", "output"}``
 with the hook's two arguments (``input.tool``, ``input.sessionID``, ``output.args``);

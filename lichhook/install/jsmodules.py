@@ -1,8 +1,9 @@
-"""opencode and omp: in-process JS modules that spawn lichhook.
+"""opencode and omp: in-process JS modules that hand their events to one lichhook.
 
 Neither harness runs shell hooks, so lichhook installs a small module (shipped inside
 the archive under ``lichhook/install/js/``): the harness's own part (``<kind>.js``) with
-the part both share (``forward.js``, which runs lichhook one event at a time) written in
+the part both share (``forward.js``, which starts one ``<kind> --serve`` and writes it
+each event, a line each) written in
 at its ``@FORWARD@`` line. Install writes into it, as JSON (valid JS literals), the
 Python and archive paths, the interpreter's options (``-I -S``) and the events to forward
 with their command words, taken from the harness's descriptor registrations: the module
@@ -123,7 +124,7 @@ class JsModuleHarness(harness.Harness):
         if events is None:  # an earlier release's module: the bare command, on the session start
             command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
         else:
-            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "<event>"])
+            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "--serve"])
             command += f", on {', '.join(events) or 'no event'}"
         return [harness.Found(path, "module", command, python, archive, ours)]
 

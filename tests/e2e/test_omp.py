@@ -6,7 +6,9 @@ extension from where install put it."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import time
 
 import pytest
@@ -14,6 +16,7 @@ import pytest
 from testkit.constants import LICH_SESSION
 from testkit.harnesses import START
 from testkit.harnesses import TITLE as TITLE_ROUTE
+from testkit.harnesses import lichhook_servers, wait_until
 from testkit.models import hold, text, tool_call
 
 pytestmark = pytest.mark.e2e
@@ -198,3 +201,27 @@ def test_omp_loads_the_extension_from_where_install_put_it(sandbox, case):
     shown = box.harness.session_id(done)
     assert box.accepted(1) == [("omp", shown)]
     assert list((agent / "sessions").glob(f"*/*_{shown}.jsonl"))  # omp ran in that folder
+
+
+def test_one_lichhook_reports_several_tool_calls_in_order_and_dies_with_omp(omp):
+    """Every event of a turn with three tool calls goes to one lichhook, reported once and
+    in order; omp killed hard leaves no lichhook behind."""
+    omp.model.script(tool_call("write", {"path": str(omp.project / "a.txt"), "content": "a\n"}),
+                     tool_call("write", {"path": str(omp.project / "b.txt"), "content": "b\n"}),
+                     tool_call("read", {"path": str(omp.project / "a.txt")}),
+                     hold(120, text("Done.")))
+    proc = omp.start(omp.harness.headless("Write a.txt and b.txt, then read a.txt."))
+    try:
+        tools = [("busy", "write", "a.txt"), ("busy", "write", "b.txt"), ("busy", "read", "a.txt")]
+        seen = omp.timeline(until=lambda seen: tools[-1] in shorts(seen), settle=0.5)
+        steps = [s for s in shorts(seen) if s[0] != "title"]
+        assert [s for s in steps if len(s) == 3] == tools, steps
+        assert steps[0] == ("start",) and steps.count(("touched",)) == 2, steps
+        servers = lichhook_servers(omp)
+        assert len(servers) == 1, servers  # one for the whole session
+        (server, harness), = servers.items()
+        os.kill(harness, signal.SIGKILL)
+        assert wait_until(lambda: server not in lichhook_servers(omp), 10), lichhook_servers(omp)
+    finally:
+        proc.kill()
+        proc.communicate()

@@ -4,11 +4,15 @@ session of its own and is."""
 
 from __future__ import annotations
 
+import os
+import signal
+
 import pytest
 
 from testkit.constants import LICH_SESSION
 from testkit.harnesses import TITLE as TITLE_ROUTE
-from testkit.models import text, tool_call
+from testkit.harnesses import lichhook_servers, wait_until
+from testkit.models import hold, text, tool_call
 from testkit.servers import FaultServer
 
 pytestmark = pytest.mark.e2e
@@ -104,3 +108,28 @@ def test_opencode_asks_npm_for_its_plugin_package_exactly_when_doctor_says_it_wi
     finally:
         registry.close()
     assert len(box.accepted(2)) == 2
+
+
+def test_one_lichhook_reports_several_tool_calls_in_order_and_dies_with_opencode(opencode):
+    """Every event of a turn with three tool calls goes to one lichhook, reported once and
+    in order; opencode killed hard leaves no lichhook behind."""
+    opencode.model.script(text("Write and read", when=names_the_session),
+                          tool_call("write", {"filePath": str(opencode.project / "a.txt"), "content": "a\n"}),
+                          tool_call("write", {"filePath": str(opencode.project / "b.txt"), "content": "b\n"}),
+                          tool_call("read", {"filePath": str(opencode.project / "a.txt")}),
+                          hold(120, text("Done.")))
+    proc = opencode.start(opencode.harness.headless("Write a.txt and b.txt, then read a.txt."))
+    try:
+        tools = [("busy", "write", "a.txt"), ("busy", "write", "b.txt"), ("busy", "read", "a.txt")]
+        seen = opencode.timeline(until=lambda seen: tools[-1] in shorts(seen), settle=0.5)
+        steps = [s for s in shorts(seen) if s[0] != "title"]
+        assert [s for s in steps if len(s) == 3] == tools, steps
+        assert steps[:2] == [("start",), ("busy",)] and steps.count(("touched",)) == 2, steps
+        servers = lichhook_servers(opencode)
+        assert len(servers) == 1, servers  # one for the whole session
+        (server, harness), = servers.items()
+        os.kill(harness, signal.SIGKILL)
+        assert wait_until(lambda: server not in lichhook_servers(opencode), 10), lichhook_servers(opencode)
+    finally:
+        proc.kill()
+        proc.communicate()

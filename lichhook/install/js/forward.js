@@ -1,27 +1,33 @@
-// How both modules run lichhook: written into each by install, in place of its @FORWARD@ line.
+// How both modules hand events to lichhook: written into each by install, in place of its @FORWARD@ line.
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
 // Written by install: the interpreter, the archive, the interpreter's options (-I keeps the
 // project's PYTHONPATH and folder out, -S skips site) and, for each event to forward, the
-// command words after the archive (from the harness's descriptor in lichhook).
+// command words after the archive (from the harness's descriptor in lichhook): the
+// provider and the event; a `*suffix` key stands for every event ending so.
 const PYTHON = "@PYTHON@";
 const ARCHIVE = "@ARCHIVE@";
 const FLAGS = "@FLAGS@";
 const EVENTS = "@EVENTS@";
 
-// How long one lichhook may hold the next back: it gives up well within this.
-const TURN_MS = 5000;
-// Events waiting for their turn; past this many, the oldest goes (lich shows only the last).
-const QUEUE_LIMIT = 200;
+// Bytes written to lichhook and not yet taken in: past this (a lichhook that stopped
+// reading), an event is dropped rather than held in the harness's memory.
+const BACKLOG_LIMIT = 1 << 20;
 // A tool's arguments can hold a whole file; the card shows 120 characters of them.
 const TEXT_LIMIT = 4096;
 
+// The command words of `type`, or undefined for an event not forwarded.
+function wordsOf(type) {
+  if (typeof type !== "string") return undefined;
+  if (Object.prototype.hasOwnProperty.call(EVENTS, type)) return EVENTS[type];
+  for (const [key, words] of Object.entries(EVENTS)) {
+    if (key.startsWith("*") && type.endsWith(key.slice(1))) return words;
+  }
+  return undefined;
+}
+
 function forwards(type) {
-  return Object.prototype.hasOwnProperty.call(EVENTS, type);
+  return Array.isArray(wordsOf(type));
 }
 
 function insideLich() {
@@ -41,102 +47,59 @@ function shortened(args) {
   return copy;
 }
 
-// One lichhook runs at a time, in the order the events came, so lich gets one session's
-// reports in that order (it shows the last one it got). The next starts when the previous
-// exited, or after TURN_MS. The harness never waits: forward() only queues, and nothing
-// here keeps the harness's process alive. When the harness exits, what is still queued
-// starts at once, in order.
-const queue = [];
-let running = false;
-let hooked = false;
+// One lichhook (`<provider> --serve`) takes every event of this harness process, a line of
+// JSON each, and reports them in the order they came. It starts at the first event and
+// ends when its stdin closes, which the harness's exit does; if it dies, the next event
+// starts another. The harness never waits: forward() only writes to a pipe, and nothing
+// here keeps the harness's process alive. If Python cannot be started, `say` tells the
+// harness's log once and nothing more is tried.
+let server;
+let broken = false;
+let say = () => {};
+
+function saying(log) {
+  say = (message) => {
+    try {
+      Promise.resolve(log(message)).catch(() => {});
+    } catch {
+      // the harness's log is best effort too
+    }
+  };
+}
 
 function forward(type, message) {
   try {
-    const words = forwards(type) ? EVENTS[type] : undefined;
-    if (!Array.isArray(words)) return;
-    queue.push([words, JSON.stringify(message)]);
-    if (queue.length > QUEUE_LIMIT) queue.shift();
-    if (!hooked) {
-      hooked = true;
-      process.on("exit", () => {
-        for (const item of queue.splice(0)) start(item, () => {});
-      });
-    }
-    if (!running) next();
+    const words = wordsOf(type);
+    if (!Array.isArray(words) || broken) return;
+    const line = JSON.stringify({ event: words.length > 1 ? type : null, payload: message }) + "\n";
+    server ??= serve(words[0]);
+    const stdin = server?.stdin;
+    if (!stdin || stdin.writableLength > BACKLOG_LIMIT) return;
+    stdin.write(line);
   } catch {
     // reporting is best effort
   }
 }
 
-function next() {
-  const item = queue.shift();
-  running = item !== undefined;
-  if (!running) return;
-  let moved = false;
-  const timer = setTimeout(() => go(), TURN_MS);
-  timer.unref?.();
-  const go = () => {
-    if (moved) return;
-    moved = true;
-    clearTimeout(timer);
-    next();
+function serve(provider) {
+  const child = spawn(PYTHON, [...FLAGS, ARCHIVE, provider, "--serve"], {
+    stdio: ["pipe", "ignore", "ignore"],
+    windowsHide: true,
+    detached: true, // its own process group: a Ctrl-C meant for the harness is not for it
+  });
+  const gone = () => {
+    if (server === child) server = undefined;
   };
-  start(item, go);
-}
-
-// Starts one lichhook with `body` on its stdin; `done` runs once it exited or could not
-// start. No failure (a missing Python, a full disk, a closed pipe) reaches the harness.
-function start([words, body], done) {
-  // The body goes in a file of its own, written before lichhook starts: a pipe is written
-  // later, and not at all once the harness exits (under Bun, which runs opencode and omp).
-  let file;
-  try {
-    file = bodyFile(body);
-  } catch {
-    file = undefined;
-  }
-  let finish = done;
-  try {
-    const child = spawn(PYTHON, [...FLAGS, ARCHIVE, ...words], {
-      stdio: [file ? file.fd : "pipe", "ignore", "ignore"],
-      windowsHide: true,
-      detached: true,
-    });
-    if (file) finish = () => { remove(file.path); done(); };
-    child.on("error", finish);
-    child.on("exit", finish);
-    if (child.stdin) {
-      child.stdin.on("error", () => {});
-      child.stdin.end(body);
-    }
-    child.unref();
-  } catch {
-    finish();
-  } finally {
-    if (file) {
-      try { closeSync(file.fd); } catch {}
-      remove(file.path); // lichhook holds it open; where it cannot go yet, it goes when lichhook exits
-    }
-  }
-}
-
-function remove(path) {
-  try { unlinkSync(path); } catch {}
-}
-
-// A new file only this user can read, holding `body`, opened for reading.
-function bodyFile(body) {
-  const path = join(tmpdir(), `lichhook-${process.pid}-${randomUUID()}.json`);
-  const fd = openSync(path, "wx", 0o600);
-  try {
-    writeSync(fd, body);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    return { path, fd: openSync(path, "r") };
-  } catch (error) {
-    remove(path);
-    throw error;
-  }
+  child.on("exit", gone);
+  child.on("error", (error) => {
+    gone();
+    if (broken) return;
+    broken = true;
+    say(`lichhook: ${PYTHON} could not be started (${error?.message}); this session is not reported to lich. ` +
+      "Run `lichhook install` again with a Python that exists.");
+  });
+  child.stdin?.on("error", () => {}); // it died: the next event starts another
+  child.unref();
+  child.stdin?.unref?.();
+  return child;
 }

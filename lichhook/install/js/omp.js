@@ -1,6 +1,6 @@
 // lichhook for omp (oh-my-pi). Added by `lichhook install omp`; `lichhook uninstall omp` removes it.
-// Inside lich, this runs `lichhook omp <event>` for each event lich's card needs, with what the
-// event and omp's context say on stdin (docs/harness-events.md says what and why); lichhook
+// Inside lich, this hands each event lich's card needs to one `lichhook omp --serve`, a line each,
+// with what the event and omp's context say (docs/harness-events.md says what and why); lichhook
 // leaves out a task sub-agent's session (omp runs extensions there too). Outside lich it
 // subscribes to nothing.
 /* @FORWARD@ */
@@ -20,15 +20,13 @@ function reporter(type) {
   return (event, ctx) => {
     try {
       const manager = ctx?.sessionManager;
-      const id = text(() => manager?.getSessionId?.());
-      if (id === undefined) return;
       const message = {
         type,
-        session_id: id,
-        session_name: text(() => manager.getSessionName?.()),
-        cwd: text(() => ctx.cwd),
-        session_file: text(() => manager.getSessionFile?.()) ?? null,
-        parent_session: text(() => manager.getHeader?.()?.parentSession) ?? null,
+        session_id: text(() => manager?.getSessionId?.()) ?? null, // none: reported without one
+        session_name: text(() => manager?.getSessionName?.()),
+        cwd: text(() => ctx?.cwd),
+        session_file: text(() => manager?.getSessionFile?.()) ?? null,
+        parent_session: text(() => manager?.getHeader?.()?.parentSession) ?? null,
       };
       if (type === "tool_call" || type === "tool_result") {
         message.toolName = event?.toolName;
@@ -44,5 +42,6 @@ function reporter(type) {
 
 export default function lichhook(pi) {
   if (!insideLich() || !pi || typeof pi.on !== "function") return;
+  saying((message) => pi.logger?.warn?.(message));
   for (const type of Object.keys(EVENTS)) pi.on(type, reporter(type));
 }

@@ -1,6 +1,6 @@
 // lichhook for opencode. Added by `lichhook install opencode`; `lichhook uninstall opencode` removes it.
-// Inside lich, this runs `lichhook opencode <event>` for each event lich's card needs, with the
-// event on stdin (docs/harness-events.md says what and why). Outside lich it does nothing.
+// Inside lich, this hands each event lich's card needs to one `lichhook opencode --serve`, a line
+// each (docs/harness-events.md says what and why). Outside lich it does nothing.
 /* @FORWARD@ */
 
 // Sessions of opencode's sub-agents (a task's child): their parent's card shows them.
@@ -48,8 +48,9 @@ function wanted(type, session, event) {
 }
 
 // opencode calls every export of a plugin module, so this is the only one.
-export const LichhookPlugin = async ({ directory } = {}) => {
+export const LichhookPlugin = async ({ directory, client } = {}) => {
   if (!insideLich()) return {};
+  saying((message) => client?.app?.log?.({ body: { service: "lichhook", level: "warn", message } }));
   const hooks = {
     event: async ({ event } = {}) => {
       try {

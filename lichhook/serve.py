@@ -1,0 +1,186 @@
+"""The serve path: ``lichhook <provider> --serve``, one lichhook for a whole harness process.
+
+opencode and omp run lichhook from a JS module inside their own process, where a new
+Python per event would cost an interpreter's start on every step of a turn. Their module
+starts this once, at the first event it forwards, and writes each event on its stdin as
+one line of JSON: ``{"event": <the event word>, "payload": <what a hook reads on stdin>}``
+(``"event": null`` is the bare command). Each line goes the hook's way
+(``lichhook.report.deliver``: the same adapter, contracts and client), one after the
+other, so lich gets the reports in the order the events came; each event's reports have
+the hook's deadline (``HOOK_SECONDS``) from when it is taken up.
+
+The stdin is read on a thread of its own into a queue of at most ``QUEUE_LIMIT`` events:
+behind a slow lich the oldest goes (lich shows the last report), and the number dropped is
+said under LICHHOOK_DEBUG=1. It ends when stdin ends (the harness closed it or exited),
+after what is queued (at most ``DRAIN_SECONDS`` more), or when its parent process is gone
+(checked every ``PARENT_SECONDS``), whatever kept the pipe open: no lichhook outlives its
+harness. Like a hook it exits 0 and prints nothing on stdout.
+"""
+
+# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+
+import os
+import sys
+import time
+
+from lichhook.debug import Debug
+from lichhook.report import HOOK_SECONDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Container, Deque, Mapping, Optional, Tuple
+
+QUEUE_LIMIT = 100
+LINE_LIMIT = 1 << 20  # bytes in one line, as a hook's stdin (lichhook.payload.MAX_BYTES)
+DRAIN_SECONDS = 2.0
+PARENT_SECONDS = 1.0
+
+
+class Inbox:
+    """The events read and not yet taken up: at most ``limit``, the oldest dropped first."""
+
+    def __init__(self, limit: int = QUEUE_LIMIT) -> None:
+        import collections
+        import threading
+
+        self.limit = limit
+        self.lines: "Deque[bytes]" = collections.deque()
+        self.dropped = 0
+        self.closed = False
+        self.ready = threading.Condition()
+
+    def put(self, line: bytes) -> None:
+        with self.ready:
+            if len(self.lines) >= self.limit:
+                self.lines.popleft()
+                self.dropped += 1
+            self.lines.append(line)
+            self.ready.notify()
+
+    def close(self) -> None:
+        with self.ready:
+            self.closed = True
+            self.ready.notify()
+
+    def take(self, wait: float) -> "Tuple[Optional[bytes], bool, int]":
+        """(the next line or None after ``wait`` seconds, whether stdin ended, how many
+        were dropped since the last take)."""
+        with self.ready:
+            if not self.lines and not self.closed:
+                self.ready.wait(wait)
+            line = self.lines.popleft() if self.lines else None
+            dropped, self.dropped = self.dropped, 0
+            return line, self.closed, dropped
+
+
+def read_lines(stream: "object", inbox: Inbox, debug: Debug) -> None:
+    """Put each line of ``stream`` (a binary reader) into ``inbox``, then close it; a line
+    longer than LINE_LIMIT is skipped whole."""
+    try:
+        while True:
+            line = stream.readline(LINE_LIMIT + 1)  # type: ignore[attr-defined]
+            if not line:
+                break
+            if len(line) > LINE_LIMIT:
+                while line and not line.endswith(b"\n"):
+                    line = stream.readline(LINE_LIMIT + 1)  # type: ignore[attr-defined]
+                debug(f"an event of more than {LINE_LIMIT} bytes; skipped")
+                continue
+            if line.strip():
+                inbox.put(line)
+    except (OSError, ValueError):
+        pass
+    finally:
+        inbox.close()
+
+
+def parent_watch() -> "Callable[[], bool]":
+    """A check that says whether the process that started this one is still there."""
+    if sys.platform == "win32":
+        import _winapi
+
+        try:  # a handle held from now on names that very process, whatever reuses its id
+            handle = _winapi.OpenProcess(0x00100000, False, os.getppid())  # SYNCHRONIZE
+        except OSError:
+            return lambda: True
+        return lambda: _winapi.WaitForSingleObject(handle, 0) != _winapi.WAIT_OBJECT_0
+    parent = os.getppid()
+    return lambda: os.getppid() == parent  # an orphan is handed to another process
+
+
+def serve(provider: str, environ: "Mapping[str, str]" = os.environ, reserved: "Container[str]" = ()) -> int:
+    """Report each event of stdin for ``provider`` until stdin ends or the parent is gone."""
+    import gc
+    import threading
+
+    from lichhook.lichenv import lich_target
+    from lichhook.report import _failed, _hosted, builtin_adapter, builtin_module
+
+    gc.enable()  # a process that lives as long as its harness frees its cycles
+    debug = Debug(environ)
+    target = lich_target(environ)
+    if isinstance(target, str):
+        debug(f"{provider} --serve: {target}; nothing sent")
+        return 0
+    try:
+        module = builtin_module(provider, environ)
+        adapter = builtin_adapter(module) if module else _hosted(provider, environ, debug, reserved)
+    except Exception as exc:  # a broken plugin folder, or a complete archive cut short or gone
+        debug(f"{provider} --serve: no adapter ({type(exc).__name__}: {exc}); nothing sent")
+        _failed(environ, provider, None, exc)
+        return 0
+    if adapter is None:
+        debug(f"{provider} --serve: unknown provider; nothing sent")
+        return 0
+    alive = parent_watch()
+    inbox = Inbox()
+    stdin = getattr(sys.stdin, "buffer", None)
+    if stdin is None:
+        return 0
+    threading.Thread(target=read_lines, args=(stdin, inbox, debug), daemon=True).start()
+    title: "Optional[str]" = None  # the card's title, once one went out
+    drain_until = None
+    while True:
+        line, closed, dropped = inbox.take(PARENT_SECONDS)
+        if dropped:
+            debug(f"{provider} --serve: {dropped} events dropped behind a slow lich (lich shows the last)")
+        if closed and drain_until is None:
+            drain_until = time.monotonic() + DRAIN_SECONDS
+        if line is None:
+            if closed or not alive():
+                return 0
+            continue
+        deadline = time.monotonic() + HOOK_SECONDS
+        if drain_until is not None:
+            if time.monotonic() >= drain_until:
+                debug(f"{provider} --serve: stdin ended {DRAIN_SECONDS:g} s ago; the events left are dropped")
+                return 0
+            deadline = min(deadline, drain_until)
+        title = handle(provider, adapter, target, line, environ, debug, deadline, title) or title
+
+
+def handle(provider: str, adapter: object, target: "object", line: bytes, environ: "Mapping[str, str]",
+           debug: Debug, deadline: float, title: "Optional[str]") -> "Optional[str]":
+    """Report the event of one line; the title lich took, if one went out. ``title`` is
+    the card's title this process gave it, so an unchanged one is not sent again even
+    where no state folder keeps it."""
+    from lichhook.adapter import Event
+    from lichhook.payload import PayloadError, parse_payload
+    from lichhook.report import _failed, deliver
+
+    try:
+        message = parse_payload(line)
+        event, payload = message.get("event"), message.get("payload")
+        if not (event is None or isinstance(event, str)) or not isinstance(payload, dict):
+            raise PayloadError('a line must be {"event": <word or null>, "payload": <object>}')
+    except PayloadError as exc:
+        debug(f"{provider} --serve: {exc}; nothing sent")
+        _failed(environ, provider, None, f"an event line: {exc}")
+        return None
+    happened = Event(provider, event or "", payload, environ, title, known=title is not None)
+    try:
+        return deliver(provider, adapter, target, happened, debug, deadline)  # type: ignore[arg-type]
+    except Exception as exc:  # noqa: BLE001 - one event's failure must not end the session's reports
+        debug(f"{provider} {event}: nothing sent ({type(exc).__name__}: {exc})")
+        _failed(environ, provider, event, exc)
+        return None
