@@ -34,7 +34,8 @@ home = os.environ["HOME"]
 with open(os.path.join(home, "cli.log"), "a") as f:
     f.write(json.dumps([name] + args) + "\n")
 mode = os.environ.get("FAKE_MODE", "ok")
-changes = args[:2] != ["plugin", "list"] and args[-1:] != ["--help"] and args[:3] != ["plugin", "marketplace", "list"]
+installs = args[:2] in (["plugin", "install"], ["plugin", "update"], ["plugin", "add"])
+fails = mode == "fail" and installs or mode == "fail early" and args[:3] == ["plugin", "marketplace", "add"]
 KEY = "lich@lich-plugin"
 
 def load(path, empty):
@@ -97,14 +98,15 @@ else:
     elif args[:2] == ["plugin", "remove"]:
         config.get("plugins", {{}}).pop(KEY, None); shutil.rmtree(cache, ignore_errors=True)
     open(path, "w").write(tomlkit.dumps(config))
-if changes and mode == "fail":  # did its work, then failed (or was stopped at its deadline)
+if fails:  # did its work, then failed (or was stopped at its deadline)
     print("Error: something went wrong"); sys.exit(1)
 '''
 
 HARNESS = ["claude", "codex"]
 # The steps a user (or lich, or another harness's install) takes: (command, harness, CLI mode).
-STEPS = [("install", "ok"), ("install", "absent"), ("install", "fail"), ("install", "killed"),
-         ("uninstall", "ok"), ("uninstall", "absent"), ("by hand", "ok"), ("install opencode", "absent")]
+STEPS = [("install", "ok"), ("install", "absent"), ("install", "fail"), ("install", "fail early"),
+         ("install", "killed"), ("uninstall", "ok"), ("uninstall", "absent"), ("by hand", "ok"),
+         ("uninstall opencode", "absent")]
 
 
 class Home:
@@ -140,8 +142,8 @@ class Home:
             self.cli(*(["plugin", "uninstall"] if self.name == "claude" else ["plugin", "remove"]),
                      "lich@lich-plugin")
             return None
-        if command == "install opencode":  # another harness: lichhook tends every archive copy
-            return self.lichhook("install", "opencode", mode=mode)
+        if command == "uninstall opencode":  # another harness: lichhook tends every archive copy
+            return self.lichhook("uninstall", "opencode", mode=mode)
         return self.lichhook(command, self.name, mode=mode)
 
     # -- what the harness's own files say -------------------------------------------------
@@ -208,13 +210,14 @@ def make(pyz, tmp_path):
 # the cases of issue 36, always tried: 2 (an install elsewhere without the CLI), 3 (an install
 # without the CLI; a CLI that fails after its work), 6 (uninstall after the plugin went by
 # hand, after a fallback, without the CLI)
-@example(steps=[("install", "ok"), ("install opencode", "absent")])
+@example(steps=[("install", "ok"), ("uninstall opencode", "absent")])
 @example(steps=[("install", "ok"), ("uninstall", "absent")])
 @example(steps=[("install", "ok"), ("install", "absent")])
 @example(steps=[("install", "fail")])
 @example(steps=[("install", "killed"), ("install", "ok")])
 @example(steps=[("install", "ok"), ("by hand", "ok"), ("uninstall", "ok")])
-@example(steps=[("install", "fail"), ("uninstall", "ok")])
+@example(steps=[("install", "fail early"), ("uninstall", "ok")])
+@example(steps=[("install", "ok"), ("uninstall", "ok"), ("install", "fail")])
 @example(steps=[("install", "ok"), ("uninstall", "absent"), ("uninstall", "ok")])
 def test_any_sequence_runs_lichhook_once_keeps_what_runs_and_leaves_the_harness_listable(pyz, name, steps):
     with tempfile.TemporaryDirectory(prefix="lichhook-route-") as tmp:
