@@ -387,22 +387,22 @@ def _delete_folder(folder: str, names: Set[str]) -> str:
         for name in names_here:
             path = os.path.join(at, name)
             if os.path.relpath(path, folder).replace(os.sep, "/") in names and not os.path.islink(path):
-                os.remove(path)
+                _quietly(os.remove, path)
         for name in dirs:
-            _rmdir(os.path.join(at, name))
+            if not os.path.islink(os.path.join(at, name)):
+                _quietly(os.rmdir, os.path.join(at, name))
     for path in (folder, os.path.dirname(folder)):  # the parent only when no other harness's is left
-        _rmdir(path)
+        _quietly(os.rmdir, path)
     if os.path.lexists(folder):
-        return f"plugin: left {folder}: it holds files lichhook did not write"
+        return f"plugin: left {folder}: it holds files lichhook did not write, or some could not be deleted"
     return f"plugin: removed lichhook's marketplace folder {folder}"
 
 
-def _rmdir(path: str) -> None:
-    if not os.path.islink(path):
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass  # not empty: it holds something lichhook did not write
+def _quietly(delete, path: str) -> None:  # type: ignore[no-untyped-def]
+    try:
+        delete(path)
+    except OSError:
+        pass  # not empty (it holds something lichhook did not write), or not ours to delete: named after
 
 
 class PluginRouted(harness.EntryHarness):
