@@ -117,10 +117,16 @@ def test_install_replace_that_fails_changes_nothing(run, home, tmp_path):
     assert files_under(home) == before
 
 
-def test_lichhooks_own_plugin_route_is_not_refused(run, home):
+def test_lichhooks_own_plugin_is_kept_and_no_config_entries_go_beside_it_without_the_cli(run, home):
+    # issue 36.3: a later `install claude` without `claude` on PATH wrote settings.json
+    # entries beside lichhook's installed plugin: 8 reports a turn instead of 4
     claude_has_lich_plugin(home, "0.18.0+lichhook.0123abcd", ours=True)
-    result = run("install", "claude", "--dry-run")
-    assert result.returncode == 0, result.stderr.decode()
+    before = files_under(home)
+    result = run("install", "claude")
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "every report would be sent twice" in err, err
+    assert "lichhook, in lich-plugin's layout" in err and "`claude` is not on PATH" in err  # not lich-plugin
+    assert files_under(home) == before
 
 
 def test_broken_installed_plugins_json_is_named_and_nothing_changes(run, home):

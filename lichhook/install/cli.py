@@ -309,7 +309,7 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
     for h in chosen:
         h.replacing = replace
         try:
-            seen = lichplugin.foreign(h) or pluginroute.release_beside_config(h)
+            seen = lichplugin.foreign(h) or pluginroute.beside_config(h)
         except ConfigError as exc:
             blocked.append((h, [str(exc)]))
             continue

@@ -202,6 +202,9 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     seen["registered"] = "yes" if ours else "release plugin" if release else "no"
     out.write(f"  registered: {'yes' if ours else 'yes, as the release plugin' if release else 'no'}\n")
     beside = _lich_plugin(h, out, problems, bool(ours), seen["lich_reads"])
+    doubled = pluginroute.twice(h, found)
+    if doubled:
+        problems.append((h.name, *doubled))
     missing = h.missing(target, found) if ours else []
     expected = sum(len(w) for w in h.wanted(target).values())
     if ours and expected:
@@ -336,9 +339,7 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
         if reads is not None:
             reads.append(s.describe())
 
-    foreign = [s for s in seen if not s.ours]
-    if registered and pluginroute.release_root(h):
-        foreign += [s for s in seen if s.ours]  # the release plugin and config entries both run
+    foreign = [s for s in seen if not s.ours]  # lichhook's own beside its entries: pluginroute.twice
     if seen and not foreign and not registered:
         return True  # lichhook's release, installed as the plugin: registered that way
     for s in foreign:

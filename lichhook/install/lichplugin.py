@@ -65,6 +65,20 @@ def is_ours(folder: Optional[str]) -> bool:
     return bool(folder) and os.path.isfile(os.path.join(folder, OURS_FILE))  # type: ignore[arg-type]
 
 
+def ours_version(version: str) -> bool:
+    """Whether a recorded version is one lichhook's manifests carry (``0.14.0+lichhook.<hash>``;
+    Claude Code names its folder ``0.14.0-lichhook.<hash>``): a record that stays lichhook's
+    when the folder that held ``OURS_FILE`` is gone."""
+    return "+lichhook." in version or "-lichhook." in version
+
+
+# The commands that take lich@lich-plugin and its marketplace out of a harness.
+REMOVE = {
+    "claude": f"claude plugin uninstall {KEY} && claude plugin marketplace remove {MARKETPLACE}",
+    "codex": f"codex plugin remove {KEY} && codex plugin marketplace remove {MARKETPLACE}",
+}
+
+
 def find(h: Harness) -> List[Sighting]:
     """Every install of lich-plugin (or of lichhook in its layout) lich would read in
     harness ``h``. Raises ConfigError when a record that could hold one cannot be read."""
@@ -112,8 +126,8 @@ def _claude(h: Harness) -> List[Sighting]:
         return []
     source = claude_marketplace_source(h) or UPSTREAM
     return [Sighting(
-        h.name, f"{claude_records(h)}: {KEY}", entry["version"], is_ours(entry.get("installPath")),
-        remove=f"claude plugin uninstall {KEY} && claude plugin marketplace remove {MARKETPLACE}",
+        h.name, f"{claude_records(h)}: {KEY}", entry["version"],
+        is_ours(entry.get("installPath")) or ours_version(entry["version"]), remove=REMOVE["claude"],
         restore=f"claude plugin marketplace add {source} && claude plugin install {KEY}")]
 
 
@@ -159,10 +173,9 @@ def _codex(h: Harness) -> List[Sighting]:
     if row is None:
         return []
     source = row["source"] or UPSTREAM
-    ours = is_ours(codex_plugin_root(h, row["version"]))
+    ours = is_ours(codex_plugin_root(h, row["version"])) or ours_version(row["version"])
     return [Sighting(
-        h.name, f"codex plugin list --json: {KEY}", row["version"], ours,
-        remove=f"codex plugin remove {KEY} && codex plugin marketplace remove {MARKETPLACE}",
+        h.name, f"codex plugin list --json: {KEY}", row["version"], ours, remove=REMOVE["codex"],
         restore=f"codex plugin marketplace add {source} && codex plugin add {KEY}")]
 
 

@@ -346,3 +346,80 @@ def test_a_hook_whose_archive_is_gone_blocks_nothing(sandbox, name, gone):
     assert (box.project / "f.txt").read_text().strip() == "hi", box.describe(done)
     assert "Written." in done.stdout.decode(), box.describe(done)
     assert box.reports(0) == []
+
+
+# -- faults: the CLI off PATH, failing after its work, the plugin removed by hand (issue 36) ----
+
+NO_CLI = "/usr/bin:/bin"  # a PATH without the harness's CLI
+
+
+def failing_cli(box, name: str, step: tuple) -> str:
+    """A PATH whose ``name`` runs the real CLI, then fails the one ``step`` (its work done):
+    a ``plugin install`` that exits non-zero, or is stopped at its deadline, after installing."""
+    folder = box.project.parent / "failing-bin"
+    folder.mkdir(exist_ok=True)
+    real = box.bin_dir / name
+    words = " ".join(step)
+    script = folder / name
+    script.write_text(f'#!/bin/sh\n"{real}" "$@"; code=$?\n'
+                      f'case "$*" in "{words}"*) echo "Error: failed after the work" >&2; exit 1;; esac\n'
+                      'exit $code\n')
+    script.chmod(0o755)
+    return f"{folder}:{box.env['PATH']}"
+
+
+def lists(box, name: str) -> None:
+    """The harness lists its plugins (what lich reads) and its marketplaces."""
+    for argv in ([name, "plugin", "list", "--json"] if name == "codex" else [name, "plugin", "list"],
+                 [name, "plugin", "marketplace", "list"]):
+        done = box.run_status(argv)
+        assert done.returncode == 0, box.describe(done)
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+@pytest.mark.parametrize("fault", ["no cli", "fails after installing"])
+def test_a_later_install_without_a_working_cli_sends_no_report_twice(sandbox, name, fault):
+    box = sandbox(name).plugin_route()
+    box.install()
+    first = box.harness.session_id(box.run(headless(box)))
+    box.accepted(1)
+    if fault == "no cli":
+        again = box.lichhook("install", name, PATH=NO_CLI)
+        assert again.returncode == 1 and "every report would be sent twice" in again.stderr.decode()
+    else:  # installed afresh by a CLI that then fails
+        box.lichhook("uninstall", name)
+        add = ("plugin", "install") if name == "claude" else ("plugin", "add")
+        again = box.lichhook("install", name, PATH=failing_cli(box, name, add))
+        err = again.stderr.decode()
+        assert again.returncode == 1 and "records lichhook's plugin as installed all the same" in err, err
+    second = box.harness.session_id(box.run(headless(box)))
+    assert box.accepted(2) == [(name, first), (name, second)]
+    turns = [[s.short() for s in box.timeline() if s.provider_session_id == sid and s.route != TITLE_ROUTE]
+             for sid in (first, second)]
+    assert turns[1] == turns[0] and turns[0].count(("idle",)) == 1, turns  # the same reports, once each
+    assert "sent twice" not in box.lichhook("doctor").stdout.decode()
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+@pytest.mark.parametrize("how", ["by hand", "without the cli", "after a fallback"])
+def test_uninstall_leaves_the_harness_able_to_list_its_plugins_and_marketplaces(sandbox, name, how):
+    box = sandbox(name).plugin_route()
+    if how == "after a fallback":  # the marketplace added, then a failure: the config route
+        path = failing_cli(box, name, ("plugin", "marketplace", "add"))
+        box.lichhook("install", name, PATH=path)
+        lists(box, name)
+    else:
+        box.install()
+    if how == "by hand":
+        box.run([name, "plugin", "uninstall" if name == "claude" else "remove", "lich@lich-plugin"], lich=False)
+    if how == "without the cli":
+        gone = box.lichhook("uninstall", name, PATH=NO_CLI)
+        assert f"`{name}` is not on PATH to remove it" in gone.stdout.decode()
+        lists(box, name)
+        sid = box.harness.session_id(box.run(headless(box)))
+        assert box.accepted(1) == [(name, sid)]  # its plugin still runs, and what it runs is still there
+    gone = box.lichhook("uninstall", name)
+    assert gone.returncode == 0, (gone.stdout + gone.stderr).decode()
+    lists(box, name)
+    assert READS[name](box) == ("", False)
+    assert not (box.home / ".local" / "share" / "lichhook" / "marketplace").exists()
