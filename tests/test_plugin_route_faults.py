@@ -298,7 +298,7 @@ def test_uninstall_deletes_only_lichhooks_files_and_nothing_through_a_link(make,
     folder = data / "marketplace" / "claude"
     (folder / "notes.txt").write_text("the user's\n")
     gone = box.lichhook("uninstall", "claude")
-    assert f"left {folder}: it holds files lichhook did not write" in gone.stdout.decode()
+    assert f"left {folder}: it holds files lichhook did not write" in archive.absolute(gone.stdout.decode(), box.home)
     assert sorted(p.name for p in folder.rglob("*")) == ["notes.txt"]
 
     (folder / "notes.txt").unlink()
@@ -306,7 +306,8 @@ def test_uninstall_deletes_only_lichhooks_files_and_nothing_through_a_link(make,
     folder.symlink_to(elsewhere / "claude")  # the folder itself a link
     assert box.lichhook("install", "claude").returncode == 0
     gone = box.lichhook("uninstall", "claude")
-    assert f"{folder} is a symbolic link, and lichhook deletes nothing through one" in gone.stdout.decode()
+    assert f"{folder} is a symbolic link, and lichhook deletes nothing through one" in \
+        archive.absolute(gone.stdout.decode(), box.home)
     assert folder.is_symlink() and (elsewhere / "claude" / "notes.txt").exists()
 
 
