@@ -162,6 +162,7 @@ def _every_other_harness_done(pyz: Path, name: str, raw: bytes, commands=("insta
     return said[0]
 
 
+@pytest.mark.heavy  # about 20 s: run once, in the heavy lane, not on every Python
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(hostile_records())
 def test_no_hostile_record_stops_another_harness_or_gives_a_traceback(pyz, case):

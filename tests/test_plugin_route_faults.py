@@ -206,8 +206,9 @@ def make(pyz, tmp_path):
     return lambda name: Home(tmp_path / name, pyz, name)
 
 
+@pytest.mark.heavy  # 30-40 s a harness: run once, in the heavy lane, not on every Python
 @pytest.mark.parametrize("name", HARNESS)
-@settings(max_examples=3, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(steps=st.lists(st.sampled_from(STEPS), min_size=1, max_size=4))
 # the cases of issue 36, always tried: 2 (an install elsewhere without the CLI), 3 (an install
 # without the CLI; a CLI that fails after its work), 6 (uninstall after the plugin went by
