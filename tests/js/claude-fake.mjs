@@ -57,7 +57,7 @@ export function fakeClaude(options = {}) {
     return { cancel: () => { t.live = false; } };
   };
   const $ = {
-    env: { get: (name) => env[name] },
+    env: { get: async (name) => env[name] }, // a promise, as in Claude Code
     http: { fetch: (url, init) => lich.fetch(url, init) },
     clock: { now: async () => clock.now, after: (ms, fn) => timer(ms, fn, false), every: (ms, fn) => timer(Math.max(1, ms), fn, true) },
     prompt: { submit: async (args) => { seen.submits.push(args); return options.submit ? options.submit(args) : { text: args.text }; } },

@@ -256,6 +256,35 @@ test("commands a poll brings after the session ended are not applied", async () 
   assert.equal(claude.liveTimers(), 0);
 });
 
+test("a /clear or /resume ends the conversation, not the session: the mods go on and the /clear is acked", async () => {
+  for (const reason of ["clear", "resume"]) {
+    let cleared;
+    const claude = await session({ command: () => new Promise((resolve) => { cleared = resolve; }) });
+    await deliver(claude, [{ id: "c", kind: "command", name: reason }]);
+    await claude.fire("session.end", { reason });
+    cleared({ text: "" });
+    await deliver(claude, [{ id: "p", kind: "prompt", text: "after" }]);
+    assert.deepEqual(acks(claude).map((a) => [a.id, a.ok]), [["c", true], ["p", true]]);
+    assert.ok(claude.lich.to("/mod/status").length >= 7, "the status reads stopped");
+  }
+});
+
+test("a session that ends and starts again runs one poll loop", async () => {
+  let cleared;
+  const claude = await session({ command: () => new Promise((resolve) => { cleared = resolve; }) });
+  await deliver(claude, [{ id: "c", kind: "command", name: "clear" }]);
+  await claude.fire("session.end", { reason: "other" });
+  claude.lich.routes["/mod/commands"] = json([]);
+  const before = polls(claude).length;
+  await claude.fire("session.start", { isInteractive: true });
+  cleared({ text: "" });
+  await claude.advance(0);
+  assert.deepEqual(acks(claude).map((a) => [a.id, a.ok]), [["c", true]]); // in flight at the end
+  await claude.advance(10000);
+  assert.ok(polls(claude).length - before <= 11, `${polls(claude).length - before} polls in 10 s: more than one loop`);
+  assert.ok(polls(claude).length - before >= 9, "the loop did not start again");
+});
+
 // -- usage ---------------------------------------------------------------------------------
 
 const measure = (extra = {}) => ({ context: { window: 200000, tokens: 43592, percent: 22 }, rateLimits: [], cost: { usd: 0.0977631 }, changed: ["context"], ...extra });

@@ -9,10 +9,10 @@ const SHORT_WAIT = 5000; // ms a report may take before the mod stops waiting on
 
 // LICH_PORT, LICH_TOKEN and LICH_SESSION_ID, or null outside lich (any missing, or a
 // port that is not a port): then no mod does anything.
-export function lichEnv($) {
-  const port = $.env.get("LICH_PORT");
-  const token = $.env.get("LICH_TOKEN");
-  const session = $.env.get("LICH_SESSION_ID");
+export async function lichEnv($) {
+  const port = await $.env.get("LICH_PORT");
+  const token = await $.env.get("LICH_TOKEN");
+  const session = await $.env.get("LICH_SESSION_ID");
   if (!port || !token || !session || !/^\d{1,5}$/.test(port) || Number(port) > 65535) return null;
   return { base: `http://127.0.0.1:${Number(port)}`, token, session };
 }

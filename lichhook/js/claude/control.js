@@ -10,11 +10,15 @@ const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
 const KINDS = ["prompt", "abort", "model", "effort", "command", "ask"];
 
 export function newControl() {
-  return { stopped: false, backoff: 0, turnId: null, model: undefined, effort: undefined, order: Promise.resolve() };
+  return { stopped: false, backoff: 0, turnId: null, model: undefined, effort: undefined, order: Promise.resolve(), loop: null };
 }
 
+// One poll loop at a time: a loop whose session ended (or started again) stops at its next step.
 export function startControl($, s) {
-  later($, s, 0);
+  const loop = {};
+  s.control.loop = loop;
+  s.control.backoff = 0;
+  later($, s, 0, loop);
 }
 
 // The request a turn is about to send, with the model and effort lich set (main loop only:
@@ -35,20 +39,20 @@ export function turnEnded(e, control) {
   if (e.agentId === undefined && e.turnId === control.turnId) control.turnId = null;
 }
 
-function later($, s, ms) {
-  if (s.ended || s.control.stopped) return;
+function later($, s, ms, loop) {
+  if (s.control.loop !== loop || s.control.stopped) return;
   const timer = $.clock.after(ms, () => {
     s.timers.delete(timer);
-    poll($, s);
+    poll($, s, loop);
   });
   s.timers.add(timer);
 }
 
-async function poll($, s) {
+async function poll($, s, loop) {
   const control = s.control;
   const began = await $.clock.now();
   const r = await request($, s, "GET", "/mod/commands", undefined, POLL_WAIT);
-  if (s.ended) return; // what this poll took is lost with the session, as lich's at-most-once allows
+  if (control.loop !== loop) return; // what this poll took is lost with the session, as lich's at-most-once allows
   if (r.status === 404) {
     control.stopped = true; // a lich older than the contract
     return;
@@ -56,13 +60,13 @@ async function poll($, s) {
   const commands = r.status === 200 ? parsed(r.text) : undefined;
   if (!Array.isArray(commands)) {
     control.backoff = Math.min(control.backoff ? control.backoff * 2 : FIRST_BACKOFF, LAST_BACKOFF);
-    later($, s, control.backoff);
+    later($, s, control.backoff, loop);
     return;
   }
   control.backoff = 0;
   for (const command of commands) take($, s, command);
   const took = (await $.clock.now()) - began;
-  later($, s, commands.length > 0 || took >= QUICK ? 0 : QUICK - took);
+  later($, s, commands.length > 0 || took >= QUICK ? 0 : QUICK - took, loop);
 }
 
 function take($, s, command) {

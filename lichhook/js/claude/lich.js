@@ -40,13 +40,17 @@ export function register(on) {
   }
 }
 
-function start($, e, next, s) {
-  if (!s.live && !s.ended) {
-    s.env = lichEnv($);
-    if (s.env) {
+// A session that ends and starts again in the same process starts the mods afresh; what
+// was in flight still goes.
+async function start($, e, next, s) {
+  if (!s.live) {
+    const env = await lichEnv($);
+    if (env && !s.live) {
+      s.env = env;
       s.live = true;
-      s.texts = texts($.env.get("LICH_PROMPT_LANG"));
-      s.answer.worker = isWorker($.env.get("LICH_SUBAGENT_DEPTH"), $.env.get("LICH_SUBAGENT_CARDS"));
+      s.ended = false;
+      s.texts = texts(await $.env.get("LICH_PROMPT_LANG"));
+      s.answer.worker = isWorker(await $.env.get("LICH_SUBAGENT_DEPTH"), await $.env.get("LICH_SUBAGENT_CARDS"));
       startControl($, s);
       startStatus($, s);
     }
@@ -54,10 +58,14 @@ function start($, e, next, s) {
   return next(e);
 }
 
-// The session is over: no timer of the mods fires again, and nothing more is sent.
+// The session is over: no timer of the mods fires again, and nothing more is sent. A /clear
+// or /resume ends only the conversation (measured on 2.1.332: session.end fires with that
+// reason, session.start does not fire again): the process, and its lich card, go on.
 function end($, e, next, s) {
+  if (e.reason === "clear" || e.reason === "resume") return next(e);
   s.ended = true;
   s.live = false;
+  s.control.loop = null;
   for (const timer of s.timers) timer.cancel();
   s.timers.clear();
   return next(e);
