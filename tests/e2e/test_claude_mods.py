@@ -154,3 +154,47 @@ def test_headless_runs_send_nothing_to_the_mod_endpoints(sandbox):
     assert mods == [], mods
     assert "compacting" not in states(box)
     assert not box.standin.mods.attached(LICH_SESSION)
+
+
+def test_a_worker_posts_its_final_answer(sandbox):
+    box = tui_session(sandbox)
+    box.env["LICH_SUBAGENT_DEPTH"] = "1"  # lich opened this session as a sub-agent worker
+    with box.harness.tui(box) as tui:
+        attached(box)
+        box.model.script(text("Rewrote docs/cli.md; the tests pass."))
+        tui.type_line("rewrite the cli docs")
+        answer = waited(lambda: box.standin.of("mod-answer"), 60, "the worker's answer", box)[0]  # type: ignore[index]
+        assert answer.status == 204 and answer.release == RELEASE, answer
+        assert answer.accepted["text"] == "Rewrote docs/cli.md; the tests pass.", answer.accepted
+
+
+def fnv1a(text: str) -> str:
+    value = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{value:08x}"
+
+
+def test_an_edit_of_a_file_another_session_just_edited_is_told(sandbox):
+    import subprocess
+
+    from testkit.models import tool_call
+
+    box = tui_session(sandbox)
+    subprocess.run(["git", "init", "-q", str(box.project)], check=True)
+    target = box.project / "shared.txt"
+    markers = box.project / ".git" / "lich-edits"
+    markers.mkdir()
+    (markers / fnv1a(str(target))).write_text(json.dumps(
+        {"path": str(target), "session": "another-card", "at": int(time.time() * 1000) - 120_000}))
+    box.model.script(tool_call("Write", {"file_path": str(target), "content": "mine\n"}), text("Written."))
+    with box.harness.tui(box, "--allowedTools", "Write") as tui:
+        attached(box)
+        tui.type_line("write shared.txt")
+        tui.wait_for(r"Written\.", 60)
+        tui.wait_for(r"lich: shared\.txt also edited elsewhere", 10)
+    after = [r for r in box.model.model_requests() if "tool_result" in json.dumps(r.body)]
+    told = [r for r in after if f"Another lich session edited {target} in the last " in json.dumps(r.body)]
+    assert told, box.model.log()[-3000:]
+    mine = json.loads((markers / fnv1a(str(target))).read_text())
+    assert mine["session"] == LICH_SESSION and mine["path"] == str(target)
