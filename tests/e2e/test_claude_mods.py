@@ -198,3 +198,24 @@ def test_an_edit_of_a_file_another_session_just_edited_is_told(sandbox):
     assert told, box.model.log()[-3000:]
     mine = json.loads((markers / fnv1a(str(target))).read_text())
     assert mine["session"] == LICH_SESSION and mine["path"] == str(target)
+
+
+def test_the_mods_unit_tests_pass_on_claude_codes_own_engine(sandbox, pyz, tmp_path):
+    """tests/claude-engine/*.test.ts, run by `claude plugin test` beside the mods of the
+    release the build writes (Claude Code's own dispatch, `$` and mock clock)."""
+    import shutil
+    from pathlib import Path
+
+    import build_zipapp
+
+    box = sandbox("claude")
+    plugin = tmp_path / "plugin"
+    shutil.copytree(build_zipapp.release_dir(pyz), plugin)
+    tests = sorted((Path(__file__).resolve().parent.parent / "claude-engine").glob("*.test.ts"))
+    assert tests
+    for path in tests:
+        shutil.copy(path, plugin / "hooks" / path.name)
+    done = box.run(["claude", "plugin", "test", str(plugin)], lich=False, timeout=300)
+    out = (done.stdout + done.stderr).decode("utf-8", "replace")
+    assert " 0 fail" in out and "(fail)" not in out, out
+    assert f" {out.count('(pass)')} pass" in out and out.count("(pass)") >= 6, out
