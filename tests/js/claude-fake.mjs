@@ -100,10 +100,12 @@ export function fakeClaude(options = {}) {
       for await (const _ of h.hook($, e, engine)); // eslint-disable-line no-unused-vars
       return sent[0];
     },
-    // Moves the clock on by `ms`, running each timer when it falls due.
+    // Moves the clock on by `ms`, running each timer when it falls due. A mod that keeps
+    // setting timers with no time passing fails the test instead of hanging it.
     advance: async (ms) => {
       const end = clock.now + ms;
-      for (;;) {
+      for (let ran = 0; ; ran++) {
+        if (ran > 10000) throw new Error(`over 10,000 timers by ${clock.now}: a loop that spins`);
         await flush();
         const due = clock.timers.filter((t) => t.live && t.at <= end).sort((a, b) => a.at - b.at)[0];
         if (!due) break;
