@@ -80,7 +80,7 @@ def examine(h: Harness, state_path: str, folder: str) -> Dict[str, Any]:
 
 def verdict(facts: Mapping[str, Any], state_path: str) -> List[tuple]:
     """(line, problem or None, fix, cause) for doctor: a line per fact, a problem for each
-    reason the mods will not load that the user can fix."""
+    known reason the mods will not load that the user can fix."""
     found = facts["claude_code"]
     out: List[tuple] = []
     if not facts["plugin"]:
@@ -88,9 +88,9 @@ def verdict(facts: Mapping[str, Any], state_path: str) -> List[tuple]:
                  "from its plugin (the plugin route; see the notes above)", None, None, None)]
     first = ".".join(map(str, FIRST))
     if found is None:
-        out.append(("mods:       Claude Code's version is unknown (`claude --version` did not say it)",
-                    "Claude Code's version is unknown, and mods need " + first + " or later",
-                    "check that `claude --version` runs, then run doctor again", CAUSE))
+        # said, not a problem: the hooks report all the same, and nothing here can tell more
+        out.append((f"mods:       Claude Code's version is unknown (`claude --version` did not say it); mods need "
+                    f"{first} or later", None, None, None))
     elif version(found) < FIRST:  # type: ignore[operator]
         out.append((f"mods:       Claude Code {found} is older than {first}, the first that loads mods",
                     f"Claude Code {found} is older than {first}, the first that loads mods",
