@@ -33,7 +33,6 @@ test("outside lich the mods send nothing and leave no timer", async () => {
   for (const env of [{}, { ...LICH, LICH_PORT: "" }, { ...LICH, LICH_TOKEN: undefined }, { ...LICH, LICH_PORT: "80; rm" }]) {
     const claude = await session({ env });
     await claude.fire("session.measure", { context: { window: 200000, tokens: 5, percent: 0 }, rateLimits: [], changed: ["context"] });
-    await claude.fire("session.compact", { trigger: "manual", messages: [] });
     await claude.advance(60000);
     assert.equal(claude.lich.requests.length, 0);
     assert.equal(claude.liveTimers(), 0);
@@ -46,7 +45,6 @@ test("a non-interactive run (claude -p) stays silent", async () => {
   claude.register(mods);
   await claude.fire("session.start", { cwd: "/w", surface: null, isInteractive: false });
   await claude.fire("session.measure", { context: { window: 200000 }, rateLimits: [], changed: ["context"] });
-  await claude.fire("session.compact", { trigger: "manual", messages: [] });
   await claude.advance(60000);
   assert.equal(lich.requests.length, 0);
   assert.equal(claude.seen.submits.length, 0);
@@ -358,30 +356,6 @@ test("the errands read in the prompt language", async () => {
   assert.deepEqual(lines, [
     "lich: deve 2 respostas, 1 tarefa em andamento", "lich: 欠 2 个回复, 1 个任务进行中", "lich: debe 2 respuestas, 1 tarea en curso",
     "lich: owes 2 answers, 1 task out", "lich: owes 2 answers, 1 task out"]);
-});
-
-// -- compacting ----------------------------------------------------------------------------
-
-const states = (claude) => claude.lich.to("/hook").map((r) => r.body.state);
-
-test("a /compact reads compacting, then done; one inside a turn, then busy", async () => {
-  const claude = await session();
-  let during;
-  await claude.fire("session.compact", { trigger: "manual", messages: [] }, async () => { await flush(); during = states(claude); return { messages: [] }; });
-  await claude.fire("session.compact", { trigger: "auto", messages: [] });
-  await claude.fire("session.compact", { trigger: "auto", agentId: "sub", messages: [] });
-  assert.deepEqual(during, ["compacting"]);
-  assert.deepEqual(states(claude), ["compacting", "done", "compacting", "busy"]);
-  const [first] = claude.lich.to("/hook");
-  assert.deepEqual(first.body, { session_id: "card/1", state: "compacting", provider_session_id: "conv-1" });
-  assert.equal(first.headers["X-Lich-Plugin"], RELEASE);
-});
-
-test("a failed compaction still sends the closing state, and a lich refusing compacting still takes it", async () => {
-  const claude = await session({ routes: { "/hook": (r) => (r.body.state === "compacting" ? json({}, 400) : { status: 204 }) } });
-  await assert.rejects(claude.fire("session.compact", { trigger: "manual", messages: [] }, () => { throw new Error("summary failed"); }));
-  await claude.advance(0);
-  assert.deepEqual(states(claude), ["compacting", "done"]);
 });
 
 // -- worker answer -------------------------------------------------------------------------

@@ -7,7 +7,6 @@
 // its variables and would otherwise take its commands and report onto its card.
 import { completed, isWorker, newAnswer, stopped } from "./answer.js";
 import { lichEnv, newQueue } from "./client.js";
-import { compacting } from "./compacting.js";
 import { newControl, overridden, startControl, turnEnded, turnStarted } from "./control.js";
 import { edited, newEdits } from "./editguard.js";
 import { newFooter } from "./footer.js";
@@ -18,7 +17,7 @@ import { measured, newUsage } from "./usage.js";
 export function newSession() {
   return {
     env: null, live: false, ended: false, texts: texts(""), timers: new Set(), footer: newFooter(),
-    queues: { usage: newQueue(), hooks: newQueue(), answers: newQueue() },
+    queues: { usage: newQueue(), answers: newQueue() },
     control: newControl(), usage: newUsage(), status: newStatus(), edits: newEdits(), answer: newAnswer(),
   };
 }
@@ -34,7 +33,6 @@ export function register(on) {
   on("turn.complete", ($, e, next) => finished($, e, next, s));
   on("classic.Stop", ($, e, next) => stop($, e, next, s)).catch(($, e, next) => next(e));
   on("session.measure", ($, e, next) => measure($, e, next, s));
-  on("session.compact", ($, e, next) => compacting($, e, next, s)).catch(($, e, next) => next(e));
   for (const tool of ["Edit", "Write", "NotebookEdit"]) {
     on("tool.call", { tool }, ($, e, next) => edited($, e, next, s)).catch(($, e, next) => next(e));
   }
