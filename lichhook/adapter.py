@@ -49,7 +49,7 @@ class Report:
     def state(cls, state: str, tool: object = None, detail: object = None, reason: object = None,
               provider_session_id: "Optional[str]" = None) -> "Report":
         """session-state: ``busy`` (with the ``tool`` about to run and its ``detail``),
-        ``waiting`` (with the ``reason``), ``done`` or ``idle``."""
+        ``waiting`` (with the ``reason``), ``done``, ``idle`` or ``compacting``."""
         fields: "Dict[str, Any]" = {"state": state}
         for name, value in (("tool", tool), ("detail", detail), ("reason", reason)):
             if value is not None:

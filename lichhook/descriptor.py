@@ -13,7 +13,7 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 from lichhook.adapters import Descriptor
 
 # What an event can turn into, in the order a card shows them.
-REPORT_KINDS = ("start", "busy", "tool", "waiting", "done", "idle", "title", "touched")
+REPORT_KINDS = ("start", "busy", "tool", "waiting", "done", "idle", "compacting", "title", "touched")
 
 
 class Registration(NamedTuple):

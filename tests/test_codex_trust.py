@@ -153,7 +153,7 @@ def test_doctor_says_an_untrusted_hook_is_skipped_and_how_to_trust_it(run, home)
 
 SNAKE = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "PreToolUse": "pre_tool_use",
          "PermissionRequest": "permission_request", "PostToolUse": "post_tool_use", "Stop": "stop",
-         "SessionEnd": "session_end"}
+         "SessionEnd": "session_end", "PreCompact": "pre_compact", "PostCompact": "post_compact"}
 
 
 def expected_hash(command: str, event: str = "SessionStart", timeout: int = 5, matcher=None) -> str:
@@ -190,10 +190,10 @@ def test_install_says_codex_needs_trust_until_it_has_it_and_a_reinstall_keeps_it
     out = run("install", "codex").stdout.decode()
     # one note for the hooks lichhook writes, on every event (doctor --verbose names each)
     rows = registrations(BY_PROVIDER["codex"])
-    assert len(rows) == 8 and out.count("note: codex: 8 hooks not trusted yet. Fix: start codex") == 1, out
+    assert len(rows) == 10 and out.count("note: codex: 10 hooks not trusted yet. Fix: start codex") == 1, out
     assert "Trust all and continue" in out
     again = run("install", "codex").stdout.decode()
-    assert "note: codex: 8 hooks not trusted yet" in again  # it keeps saying so
+    assert "note: codex: 10 hooks not trusted yet" in again  # it keeps saying so
     trust_all(home)
     codex = home / ".codex"
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in codex.iterdir()}
@@ -228,7 +228,7 @@ def test_a_symlinked_codex_home_is_keyed_by_its_real_path(run, home, tmp_path):
     with open(real / "config.toml", "a", encoding="utf-8") as f:
         f.write(trust_tables(real, str(real)))
     lines = trust_lines(run("doctor", "--verbose", env=env).stdout.decode())
-    assert len(lines) == 8 and all(line.endswith("trusted by Codex") for line in lines.values()), lines
+    assert len(lines) == 10 and all(line.endswith("trusted by Codex") for line in lines.values()), lines
 
 
 def test_a_standing_approval_of_the_tool_is_kept_by_install_and_removed_with_the_server(run, home, tmp_path):

@@ -67,6 +67,10 @@ EXPECTED = {
         "PostToolUse-Agent": ([busy(), title("Write hi into f.txt")], ""),
         "Stop": ([state("done"), title("Write hi into f.txt")], ""),
         "StopFailure": ([state("done")], ""),
+        "PreCompact-manual": ([state("compacting")], ""),
+        "PostCompact-manual": ([state("done")], ""),  # /compact typed between turns
+        "PostCompact-auto": ([busy()], ""),  # inside a turn, which goes on
+        "PreCompact-subagent": ([], ""),  # a sub-agent's own compaction is not the card's
         "SessionEnd-clear": ([state("idle")], ""),
         "SessionEnd-other": ([state("idle")], ""),
     },
@@ -85,6 +89,9 @@ EXPECTED = {
         "Stop": ([state("done"), title("CAPTURE_TOOLS write two files")], ""),
         "SessionEnd": ([state("idle")], ""),
         "Interrupt": ([], ""),
+        "PreCompact-auto": ([state("compacting")], ""),
+        "PostCompact-auto": ([busy()], ""),
+        "PostCompact-manual": ([state("done")], ""),
     },
     "antigravity": {
         "PreInvocation": ([start(AGY), busy(), title("Add a --verbose flag to the CLI")], "{}"),
@@ -317,3 +324,18 @@ def test_a_dead_lich_costs_each_report_nothing(run, tmp_path):
     assert done.returncode == 0 and done.stdout == b""
     lines = done.stderr.decode().splitlines()
     assert len(lines) == 3 and all("no answer" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex"])
+def test_a_lich_older_than_compacting_costs_that_one_report(run, standin, tmp_path, harness):
+    """A lich that answers ``compacting`` 400: the one request, nothing sent again, nothing
+    printed or logged (the failures log stays absent), exit 0; the closing state lands."""
+    standin.compacting = False
+    card = Card(run, standin, tmp_path)
+    name = "PreCompact-manual" if harness == "claude" else "PreCompact-auto"
+    stdout, reports = card.hook(harness, name)
+    assert stdout == ""
+    assert [(r.status, r.verdict) for r in reports] == [(400, 'hook has unknown state "compacting"')]
+    stdout, reports = card.hook(harness, "PostCompact-manual")
+    assert [said(r) for r in reports] == [state("done")]
+    assert not list(tmp_path.rglob("*fail*"))

@@ -63,7 +63,7 @@ def test_six_harnesses_install_doctor_and_uninstall_each_fit_a_screen(run, home)
         state = "needs you" if name == "codex" else "ok"
         assert line.startswith(state) and "every one ran" in line, line
     assert [line for line in shown if line.startswith("problem:")] == [
-        'problem: codex: 8 hooks not trusted yet. Fix: start codex; when it says "Hooks need review", choose '
+        'problem: codex: 10 hooks not trusted yet. Fix: start codex; when it says "Hooks need review", choose '
         '"Trust all and continue" (or review them with /hooks and press t on each). Trusting is your decision: '
         'lichhook never does it for you']
     assert shown[-1].endswith("doctor --verbose")
@@ -76,16 +76,16 @@ def test_six_harnesses_install_doctor_and_uninstall_each_fit_a_screen(run, home)
 
 def test_a_codex_home_with_eight_untrusted_hooks_gives_one_line(run, home):
     rows = registrations(BY_PROVIDER["codex"])
-    assert len(rows) == 8
+    assert len(rows) == 10
     install = run("install", "codex").stdout.decode()
     said = [line for line in install.splitlines() if "not trusted yet" in line]
-    assert said == [line for line in said if line.startswith("note: codex: 8 hooks not trusted yet. Fix: start codex")]
+    assert said == [line for line in said if line.startswith("note: codex: 10 hooks not trusted yet. Fix: start codex")]
     assert len(said) == 1, install
     doctor = run("doctor", "--no-run").stdout.decode()
     assert len([line for line in doctor.splitlines() if "trust" in line.lower()]) == 1, doctor
     # --verbose names each hook, as before
     verbose = run("doctor", "--no-run", "--verbose").stdout.decode()
-    assert verbose.count("problem: codex: Codex does not run lichhook's") == 8
+    assert verbose.count("problem: codex: Codex does not run lichhook's") == 10
 
 
 def test_doctor_json_is_the_documented_shape(run, home):
@@ -100,7 +100,7 @@ def test_doctor_json_is_the_documented_shape(run, home):
     assert all(r["run"]["ok"] for h in data["harnesses"] for r in h["registrations"])
     [problem] = data["problems"]
     assert (problem["harness"], problem["cause"], problem["count"], len(problem["each"])) == \
-        ("codex", "hooks not trusted yet", 8, 8)
+        ("codex", "hooks not trusted yet", 10, 10)
     claude = data["harnesses"][0]["registrations"][0]
     assert claude["path"] == str(home / ".claude" / "settings.json") and claude["ours"]
 

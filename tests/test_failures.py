@@ -138,15 +138,15 @@ def test_doctor_runs_each_registered_command_and_sees_its_reports_arrive(run, ho
     out = done.stdout.decode()
     assert done.returncode == 0, out
     lines = live_lines(out)
-    # Claude Code: 10 hooks and its MCP server; Crush: 1 hook and its MCP server; opencode: its module.
-    assert len(lines) == 14, out
+    # Claude Code: 12 hooks and its MCP server; Crush: 1 hook and its MCP server; opencode: its module.
+    assert len(lines) == 16, out
     assert lines[-1].startswith("run:     11 events of a sample session, each exit 0, reports accepted")
     assert "exit 0; 1 report arrived, accepted (session-start)" in lines[0]  # Claude Code's bare SessionStart
-    assert sum(" arrived, accepted (session-" in line for line in lines) == 9  # Claude Code's 8 report hooks, Crush's 1
+    assert sum(" arrived, accepted (session-" in line for line in lines) == 11  # Claude Code's 10 report hooks, Crush's 1
     assert sum("reads the waits, sends nothing to lich by design" in line for line in lines) == 2
     assert sum("the MCP server answered initialize (lichhook " in line for line in lines) == 2
     assert all("exit 0" in line or "MCP server answered" in line for line in lines), out
-    assert sum("; stdout as the contract asks (nothing)" in line for line in lines) == 9
+    assert sum("; stdout as the contract asks (nothing)" in line for line in lines) == 11
     assert "Recent hook failures" in out and "none recorded" in out
     # The live runs changed nothing of the user's: no waits, titles or failures written.
     assert not (home / ".local" / "state").exists()
@@ -160,11 +160,11 @@ def test_doctor_calls_a_hook_that_sends_nothing_a_problem_and_shows_the_recorded
     out = done.stdout.decode()
     assert done.returncode == 1, out
     failed = [line for line in live_lines(out) if "FAILED" in line]
-    assert len(failed) == 8, out  # every report hook; the waits hooks and the MCP server still work
+    assert len(failed) == 10, out  # every report hook; the waits hooks and the MCP server still work
     assert all("it recorded a failure" in line and "RuntimeError: adapter bug 42 (raising.py:" in line
                for line in failed), out
     problems = [line for line in out.splitlines() if line.startswith("problem: claude:")]
-    assert len(problems) == 8 and all("would leave its harness with nothing" in line for line in problems)
+    assert len(problems) == 10 and all("would leave its harness with nothing" in line for line in problems)
     assert all("Fix: run python3 " in line and " install claude with a Python this release is tested on" in line
                for line in problems)
     # The failure of the real hook run above, recorded in the user's state folder.

@@ -137,7 +137,7 @@ def test_claude_hooks_are_every_event_of_the_descriptor(home):
     """What the tests below expect, spelled out once: Claude Code's hooks."""
     hooks = claude_hooks(home)
     assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop",
-                           "StopFailure", "SessionEnd"]
+                           "StopFailure", "PreCompact", "PostCompact", "SessionEnd"]
     assert [h["command"] for h in hooks["SessionStart"][0]["hooks"]] == [sh(home, "claude"),
                                                                          sh(home, "claude-code", "session-start")]
     assert [h["command"] for h in hooks["Stop"][0]["hooks"]] == [sh(home, "claude", "Stop"),

@@ -279,13 +279,15 @@ def added_since(data: dict, path: Path, home: Path, hooks: str) -> None:
     if path == home / ".claude" / "settings.json":
         table = data["hooks"]
         table["Stop"][0]["hooks"].append(cmd("claude", "Stop", timeout=10))  # into lichhook's own group
-        for event in ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "StopFailure", "SessionEnd"):
+        for event in ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "StopFailure", "PreCompact",
+                      "PostCompact", "SessionEnd"):
             table[event] = group(cmd("claude", event, timeout=10))
     elif path == home / ".codex" / "hooks.json":
         table = data["hooks"]
         # the waits hook beside the report, in the same group: the report keeps its trust key
         table["SessionStart"][0]["hooks"].append(cmd("codex-waits", "session-start", timeout=5))
-        for event in ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"):
+        for event in ("UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop", "PreCompact",
+                      "PostCompact"):
             table[event] = group(cmd("codex", event, timeout=5))
         table["SessionEnd"] = group(cmd("codex", "SessionEnd", timeout=3))
     elif path.name == "hooks.json":  # Antigravity's plugin

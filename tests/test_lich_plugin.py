@@ -335,9 +335,9 @@ def test_plugin_route_moves_config_entries_into_the_plugin_and_back(run, home, t
     assert "claude-code stop" in json.dumps(hooks["Stop"])
     doctor = run("doctor", "--verbose", env={"PATH": path})
     out = doctor.stdout.decode()
-    assert "hooks:      10 of 10 registered" in out and f"plugin: lich@lich-plugin {row['version']}" in out, out
+    assert "hooks:      12 of 12 registered" in out and f"plugin: lich@lich-plugin {row['version']}" in out, out
     again = run("install", "claude", env={"PATH": path})
-    assert [a for a in cli_log(home) if "--help" not in a][-1] == ["claude", "plugin", "install", "lich@lich-plugin"]
+    assert [a for a in cli_log(home) if "--help" not in a and "--version" not in a][-1] == ["claude", "plugin", "install", "lich@lich-plugin"]
     assert "installed through" not in again.stdout.decode()  # nothing to do the second time
     gone = run("uninstall", "claude", env={"PATH": path})
     assert gone.returncode == 0, gone.stderr.decode()
@@ -431,11 +431,25 @@ def test_replacing_a_marketplace_that_holds_the_installed_plugin_puts_back_both(
         in out, out
 
 
-def test_windows_keeps_the_config_route(tmp_path, home):
+def test_windows_takes_the_plugin_route_with_this_machines_commands(tmp_path, home):
+    """On Windows the local marketplace carries the config route's Windows entries: the
+    absolute Python and archive of this machine, in Claude Code's exec form and Codex's
+    commandWindows; never the release's portable `python3 ${CLAUDE_PLUGIN_ROOT}` line."""
     from lichhook.install import pluginroute
     from lichhook.install.claude import Claude
+    from lichhook.install.codex import Codex
     from lichhook.install.harness import Env
+    from lichhook.install.target import Target
 
     environ = {"HOME": str(home), "USERPROFILE": str(home), "PATH": fake_claude(tmp_path)}
     assert pluginroute.route_problem(Claude(Env(environ, windows=False))) is None
-    assert "Windows" in pluginroute.route_problem(Claude(Env(environ, windows=True)))  # type: ignore[operator]
+    assert pluginroute.route_problem(Claude(Env(environ, windows=True))) is None
+    python, archive = "C:\\Python312\\python.exe", "C:\\Users\\zoe\\AppData\\Local\\lichhook\\py3.12\\hooks.pyz"
+    target = Target(python, archive, windows=True, short_path=lambda p: None)
+    claude = pluginroute.plugin_files(Claude(Env(environ, windows=True)), target)
+    stop = json.loads(claude["hooks/hooks.json"])["hooks"]["Stop"][0]["hooks"][0]
+    assert stop["command"] == python and stop["args"][-3:] == [archive, "claude", "Stop"], stop
+    codex = pluginroute.plugin_files(Codex(Env(environ, windows=True)), target)
+    compact = json.loads(codex["hooks/codex-hooks.json"])["hooks"]["PreCompact"][0]["hooks"][0]
+    assert python in compact["commandWindows"] and compact["commandWindows"].endswith("codex PreCompact"), compact
+    assert not any(b"CLAUDE_PLUGIN_ROOT" in data for data in [*claude.values(), *codex.values()])

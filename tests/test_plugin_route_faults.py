@@ -23,6 +23,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lichhook.contracts import RELEASE
+from lichhook.install import claudemods
 from testkit import archive
 from testkit.environment import clean_env
 
@@ -272,6 +274,19 @@ def test_claude_codes_record_of_lichhooks_plugin_stays_lichhooks_when_its_cache_
     assert gone.returncode == 0, gone.stderr.decode()
     records = json.loads((box.home / ".claude" / "plugins" / "installed_plugins.json").read_text())
     assert "lich@lich-plugin" not in records["plugins"]
+
+
+def test_install_writes_the_mods_and_uninstall_takes_them_out(make):
+    # the Claude Code mods (lichhook.install.claudemods) go with the plugin both ways
+    box = make("claude")
+    assert box.lichhook("install", "claude").returncode == 0
+    folder = box.home / ".local" / "share" / "lichhook" / "marketplace" / "claude"
+    assert json.loads((folder / "hooks" / "hooks.json").read_text())["modules"] == ["./claude/lich.js"]
+    assert sorted(p.name for p in (folder / "hooks" / "claude").iterdir()) == sorted(claudemods.NAMES)
+    assert f'"{RELEASE}"' in (folder / "hooks" / "claude" / "release.js").read_text()
+    gone = box.lichhook("uninstall", "claude")
+    assert gone.returncode == 0, gone.stderr.decode()
+    assert not folder.exists()
 
 
 def test_uninstall_deletes_only_lichhooks_files_and_nothing_through_a_link(make, tmp_path):

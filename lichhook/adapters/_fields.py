@@ -171,7 +171,22 @@ def command_hook(adapter: "BuiltinAdapter", event: "Event",
         return [Report.state("done", provider_session_id=sid)] + titled(title(p), sid)
     if name == "SessionEnd":
         return [Report.state("idle", provider_session_id=sid)]
+    if name in ("PreCompact", "PostCompact"):
+        return compaction(p, name == "PreCompact", sid)
     return None
+
+
+def compaction(p: "Mapping[str, Any]", before: bool, sid: "Optional[str]") -> "List[Report]":
+    """``compacting`` before a compaction, then the state it leaves: ``done`` after a
+    ``/compact`` typed between turns, ``busy`` after one the harness made inside a turn,
+    which goes on. A sub-agent's own compaction (``agent_id``) is not the card's. A
+    compaction that fails fires no PostCompact: the card reads ``compacting`` until the
+    session's next report (a prompt, a tool, Claude Code's idle notice, the end)."""
+    if string_at(p, "agent_id"):
+        return []
+    if before:
+        return [Report.state("compacting", provider_session_id=sid)]
+    return [Report.state("done" if p.get("trigger") == "manual" else "busy", provider_session_id=sid)]
 
 
 def titled(text: "Optional[str]", sid: "Optional[str]") -> "List[Report]":

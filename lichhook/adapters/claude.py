@@ -1,5 +1,5 @@
 """Claude Code: command hooks on SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,
-Notification, Stop, StopFailure and SessionEnd.
+Notification, Stop, StopFailure, PreCompact, PostCompact and SessionEnd.
 
 Every payload names the session ``session_id``, the working folder ``cwd`` and the
 transcript ``transcript_path``. Claude adds the stdout of SessionStart and

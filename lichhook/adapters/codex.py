@@ -1,5 +1,5 @@
 """Codex CLI: command hooks on SessionStart, UserPromptSubmit, PreToolUse,
-PermissionRequest, PostToolUse, Stop and SessionEnd.
+PermissionRequest, PostToolUse, Stop, PreCompact, PostCompact and SessionEnd.
 
 Payloads name the session ``session_id`` (a sub-agent's hooks carry its parent's, with
 ``agent_id``), the working folder ``cwd`` and the rollout ``transcript_path``. Codex adds

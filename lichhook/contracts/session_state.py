@@ -2,7 +2,8 @@
 
 Body ``{"session_id", "state", "tool"?, "detail"?, "reason"?}``. lich
 (``parseHookRequest``) needs a ``session_id`` and a ``state`` that is exactly one of
-``busy``, ``done``, ``waiting``, ``idle``; it trims ``tool``, ``detail`` and ``reason``
+``busy``, ``done``, ``waiting``, ``idle`` and, from the contract that added it,
+``compacting`` (an older lich answers that one 400); it trims ``tool``, ``detail`` and ``reason``
 and cuts each to 120 runes (never refusing a long one), drops ``detail`` without a
 ``tool`` and ``reason`` on any state but ``waiting``. Unknown fields are ignored, so
 lichhook sends ``provider_session_id`` alongside (a newer lich uses it to tell a nested
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 NAME = STATE
 PATH = "/hook"
 FIELDS = ("session_id", "state", "tool", "detail", "reason")
-STATES = ("busy", "done", "waiting", "idle")
+STATES = ("busy", "done", "waiting", "idle", "compacting")
 TEXT_LIMIT = 120  # runes of tool, detail and reason (hookTextLimit)
 
 
@@ -66,7 +67,7 @@ def parse(raw: bytes) -> "Dict[str, str]":
         raise Rejected("session_id is required")
     state = fields["state"]
     if state not in STATES:
-        raise Rejected("state must be one of busy, done, waiting, idle")
+        raise Rejected("state must be one of " + ", ".join(STATES))
     tool = clamp(lich_trim(fields["tool"]))
     detail = clamp(lich_trim(fields["detail"])) if tool else ""
     reason = clamp(lich_trim(fields["reason"])) if state == "waiting" else ""

@@ -19,10 +19,10 @@ any shell (Claude Code 2.1.139 and later).
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from lichhook.descriptor import Registration
-from lichhook.install import entries, files, harness, pluginroute
+from lichhook.install import entries, files, harness, modload, pluginroute
 from lichhook.install.target import Target
 
 
@@ -82,6 +82,10 @@ class Claude(pluginroute.PluginRouted):
 
     def checks(self, target: Target) -> List[tuple]:
         return pluginroute.checks(self, target)
+
+    def mods(self) -> Tuple[dict, List[tuple]]:
+        facts = modload.examine(self, self.mcp_path(), os.getcwd())
+        return facts, modload.verdict(facts, self.mcp_path())
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return (harness.found_in_json(self.settings_path(), target, wanted=self.wanted(target))

@@ -273,7 +273,10 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         except ConfigError as exc:
             checks = []
             problems.append(Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True))
-        for line, problem, fix, *cause in checks:
+        mods = h.mods()
+        if mods is not None:
+            seen["mods"] = mods[0]
+        for line, problem, fix, *cause in checks + (mods[1] if mods else []):
             out.write(f"  {line}\n")
             if problem:
                 problems.append(Problem(h.name, problem, fix, *cause))

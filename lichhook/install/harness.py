@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import Registration, earlier_words, registrations
@@ -128,6 +128,11 @@ class Harness:
         """(line, problem or None, fix) about the harness's own state of lichhook's
         entries (Codex: whether it trusts them), for doctor and after every install."""
         return []
+
+    def mods(self) -> Optional[Tuple[dict, List[tuple]]]:
+        """Whether the harness will load lichhook's mods, for doctor: (the facts, as doctor
+        --json shows them; (line, problem or None, fix, cause) each). None: it has no mods."""
+        return None
 
     def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
         """event -> the hook entries lichhook writes under it (empty: a harness whose

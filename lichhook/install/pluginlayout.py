@@ -34,7 +34,7 @@ from typing import Callable, Dict, List, Optional
 
 from lichhook.contracts import RELEASE
 from lichhook.descriptor import Registration
-from lichhook.install import lichplugin
+from lichhook.install import claudemods, lichplugin
 from lichhook.install.antigravity import FLAT_EVENTS, TABLE
 from lichhook.install.harness import descriptor_rows
 from lichhook.install.jsmodules import module_source
@@ -101,7 +101,9 @@ def with_hash(version: str, files: Dict[str, bytes]) -> str:
 
 
 def _claude_files(hooks: dict, mcp: dict) -> Dict[str, bytes]:
-    return {CLAUDE_HOOKS: _json(hooks), CLAUDE_MCP: _json({"mcpServers": {"lichhook": mcp}})}
+    # Claude Code loads the mods the hooks file names (claudemods); its hooks run as before.
+    return {CLAUDE_HOOKS: _json({"modules": [claudemods.ENTRY], **hooks}),
+            CLAUDE_MCP: _json({"mcpServers": {"lichhook": mcp}}), **claudemods.files()}
 
 
 def _codex_files(hooks: dict, mcp: dict) -> Dict[str, bytes]:

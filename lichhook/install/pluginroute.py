@@ -46,10 +46,8 @@ def unavailable(h: Harness) -> Optional[str]:
     its ``plugin`` command, bounded."""
     if h.env.get(CONFIG_ONLY) == "1":
         return f"{CONFIG_ONLY}=1 is set"
-    if h.env.windows:
-        # Inside a plugin, Claude Code's exec form and Codex's commandWindows were never run on
-        # Windows; a hook that silently never runs is worse than lich's offer of its plugin.
-        return "on Windows the plugin route is not measured yet"
+    # Windows takes it too: the marketplace is written on this machine, so its hooks are
+    # the config route's Windows entries (Claude Code's exec form, Codex's commandWindows).
     found = program(h)
     if not found:
         return f"`{h.name}` is not on PATH"

@@ -190,3 +190,32 @@ def test_the_tui_reports_a_permission_wait_the_title_and_the_end(claude):
         ("busy", "Write", "notes/todo.txt"), ("busy",), ("touched",),
         ("done",), ("idle",),  # /exit: SessionEnd
     ]
+
+
+def compaction(box, first: str, prompt: str = "/compact") -> tuple:
+    """Run ``prompt`` headless in session ``first``: (the run, the state reports it made)."""
+    before = len(box.timeline())
+    done = box.run(box.harness.headless(prompt, "--resume", first))
+    seen = box.timeline(until=lambda seen: ("idle",) in shorts(seen[before:]))[before:]
+    return done, [s for s in seen if s.route == "/hook"]
+
+
+def test_compact_reports_compacting_then_done_and_a_failed_one_closes_at_the_next_report(claude):
+    first = claude.harness.session_id(claude.run(claude.harness.headless("Start.")))
+    done, states = compaction(claude, first, "/compact keep the plan")
+    assert [(s.status, s.short()) for s in states] == [(204, ("compacting",)), (204, ("done",)), (204, ("idle",))], \
+        claude.describe(done)
+    # Nothing new to compact: Claude Code says so and fires no PostCompact. The card reads
+    # compacting until the session's next report (here -p's SessionEnd).
+    done, states = compaction(claude, first)
+    assert json.loads(done.stdout)["result"] == "Not enough messages to compact."
+    assert [s.short() for s in states] == [("compacting",), ("idle",)]
+
+
+def test_a_lich_older_than_compacting_costs_one_report_and_nothing_else(claude):
+    first = claude.harness.session_id(claude.run(claude.harness.headless("Start.")))
+    claude.standin.compacting = False
+    done, states = compaction(claude, first)
+    assert [(s.status, s.sent.get("state")) for s in states] == [(400, "compacting"), (204, "done"), (204, "idle")], \
+        claude.describe(done)
+    assert done.stderr == b"" and json.loads(done.stdout)["is_error"] is False

@@ -423,3 +423,27 @@ def test_uninstall_leaves_the_harness_able_to_list_its_plugins_and_marketplaces(
     lists(box, name)
     assert READS[name](box) == ("", False)
     assert not (box.home / ".local" / "share" / "lichhook" / "marketplace").exists()
+
+
+def test_doctor_says_whether_claude_code_loads_lichhooks_mods(sandbox):
+    box = sandbox("claude").plugin_route()
+    assert box.install().returncode == 0
+    flags = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": ""}  # the user's shell: Claude Code's flag client runs
+
+    def mods(**extra) -> dict:
+        data = json.loads(box.lichhook("doctor", "--json", "--no-run", **flags, **extra).stdout)
+        return next(h for h in data["harnesses"] if h["name"] == "claude")["mods"]
+
+    seen = mods()
+    assert (seen["load"], seen["plugin"], seen["claude_code"], seen["switch"]) == (True, True, "2.1.332", True), seen
+    # Claude Code cached the rollout switch off: doctor says so, with the way out, and fails.
+    state = box.home / ".claude.json"
+    cached = json.loads(state.read_text()) if state.exists() else {}
+    state.write_text(json.dumps(dict(cached, cachedGrowthBookFeatures={"tengu_plugin_hooks_modules": False})))
+    done = box.lichhook("doctor", "--no-run", **flags)
+    out = done.stdout.decode()
+    assert done.returncode == 1, out
+    assert ("problem: claude: Claude Code's cached rollout switch for mods is off (cachedGrowthBookFeatures."
+            "tengu_plugin_hooks_modules is false in ") in out and "CLAUDE_CODE_DISABLE_FEATURE_FLAGS=1" in out, out
+    assert mods()["load"] is False
+    assert mods(CLAUDE_CODE_DISABLE_FEATURE_FLAGS="1")["load"] is True  # the fix doctor names

@@ -1,0 +1,18 @@
+// The one "lich:" line this plugin keeps under the prompt: each mod owns a part
+// (errands, edits) and the line is drawn again only when it changes.
+
+const ORDER = ["errands", "edits"];
+
+export function newFooter() {
+  return { parts: {}, line: "" };
+}
+
+export function setPart($, footer, name, text) {
+  if (text) footer.parts[name] = text;
+  else delete footer.parts[name];
+  const shown = ORDER.filter((key) => footer.parts[key]).map((key) => footer.parts[key]);
+  const line = shown.length ? `lich: ${shown.join(" · ")}` : "";
+  if (line === footer.line) return;
+  footer.line = line;
+  $.ui.status(line || undefined);
+}
