@@ -209,7 +209,7 @@ def serve_mcp(stdin, stdout, record_stdin: List[str]) -> None:
             continue
         reply: dict = {"jsonrpc": "2.0", "id": message["id"]}
         method = message.get("method")
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params: dict = message["params"] if isinstance(message.get("params"), dict) else {}
         if method == "initialize":
             reply["result"] = {"protocolVersion": params.get("protocolVersion") or "2025-06-18",
                                "capabilities": {"tools": {}}, "serverInfo": {"name": "lich", "version": "stand-in"}}
