@@ -661,8 +661,8 @@ class Lane:
     def js_modules(self, standin) -> None:  # type: ignore[no-untyped-def]
         import test_install_js as tj
 
-        modules = {"opencode": self.wine.profile / ".config/opencode/plugins/lichhook.js",
-                   "omp": self.wine.profile / ".omp/agent/extensions/lichhook.js"}
+        modules = {"opencode": self.wine.profile / ".config/opencode/plugin/lich.js",
+                   "omp": self.wine.profile / ".omp/agent/extensions/lich.js"}
         work = self.wine.profile / "js lane"
         work.mkdir(exist_ok=True)
         (work / "driver.mjs").write_text(tj.DRIVER, encoding="utf-8")

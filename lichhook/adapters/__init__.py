@@ -222,7 +222,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=(),  # file.edited says it
         registrations=tuple((e, ("opencode", e), None, None) for e in _OPENCODE_EVENTS),
-        usage="a plugin module, ~/.config/opencode/plugins/lichhook.js, runs one `opencode --serve`",
+        usage="a plugin module, ~/.config/opencode/plugin/lich.js, runs one `opencode --serve`",
     ),
     Descriptor(
         provider="omp",

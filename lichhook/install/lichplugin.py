@@ -39,6 +39,10 @@ JS_MARKER = "// lich-plugin v"
 JS_FILE = "lich.js"
 CRUSH_OPEN = "# >>> lich-plugin v"
 CRUSH_CLOSE = "# <<< lich-plugin <<<"
+# What lichhook writes in the places lich reads its plugin from (``lichtools``), telling its
+# own marker from lich-plugin's (a module holding "lichhook" is lichhook's).
+LICHHOOK_CRUSH_NOTE = "# lichhook's: lich's MCP server for Crush ('lichhook uninstall crush' removes this block)"
+LICHHOOK_SIGNATURE = "(added by 'lichhook install antigravity')."
 
 
 class Sighting:
@@ -223,7 +227,8 @@ def _crush(h: Harness) -> List[Sighting]:
     found = crush_block(raw.decode("utf-8", "replace")) if raw is not None else None
     if found is None or not found[2]:
         return []
-    return [Sighting(h.name, path, found[2], False,
+    ours = LICHHOOK_CRUSH_NOTE in raw.decode("utf-8", "replace")[found[0]:found[1]]  # type: ignore[union-attr]
+    return [Sighting(h.name, path, found[2], ours,
                      remove=f"delete the lines from '{CRUSH_OPEN}{found[2]} >>>' to '{CRUSH_CLOSE}' in {path}",
                      restore="", path=path)]
 
@@ -239,7 +244,9 @@ def _antigravity(h: Harness) -> List[Sighting]:
     version = data.get("version") if isinstance(data, dict) else None
     if not isinstance(version, str) or not version:
         return []
-    return [Sighting(h.name, manifest, version, is_ours(folder), remove=f"rm -r {_q(folder)}", restore="",
+    description = data.get("description") if isinstance(data, dict) else None
+    ours = is_ours(folder) or (isinstance(description, str) and description.endswith(LICHHOOK_SIGNATURE))
+    return [Sighting(h.name, manifest, version, ours, remove=f"rm -r {_q(folder)}", restore="",
                      path=folder)]
 
 

@@ -1,0 +1,113 @@
+"""lich's own tools in omp, Crush and Antigravity, and lich's marker, as install writes
+them and as lich reads them (testkit.lichreading does lich's reading as its Go code does)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lichhook.contracts import RELEASE
+from testkit import lichcli, lichreading
+
+
+@pytest.fixture
+def lich(tmp_path) -> Path:
+    return lichcli.install(tmp_path / "lich bin ü", tmp_path / "calls.jsonl")
+
+
+def _paths(home: Path) -> dict:
+    return {"omp": home / ".omp" / "agent" / "extensions" / "lich.js",
+            "crush": home / ".config" / "crush" / "crushrc",
+            "antigravity": home / ".gemini" / "config" / "plugins" / "lich" / "plugin.json"}
+
+
+def test_omp_registers_lichs_server_and_lich_reads_it_installed_with_tools(run, home, lich):
+    mcp = home / ".omp" / "agent" / "mcp.json"
+    mcp.parent.mkdir(parents=True)
+    mcp.write_text('{"mcpServers": {"mine": {"command": "x"}}}\n')
+    done = run("install", "omp", env={"LICH_BIN": str(lich)})
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"`{lich} mcp` (from LICH_BIN)" in done.stdout.decode()
+    module = _paths(home)["omp"]
+    assert module.read_text().startswith(f"// lich-plugin v{RELEASE} ")
+    servers = json.loads(mcp.read_text())["mcpServers"]
+    assert servers["lich"] == {"command": str(lich), "args": ["mcp"]} and servers["mine"] == {"command": "x"}
+    assert lichreading.has_tools("omp", module, str(lich))
+    # lich's repair of a stale path, then uninstall: exactly lichhook's entries go
+    assert lichreading.repair_document(mcp, "/opt/lich/lich")
+    assert run("uninstall", "omp").returncode == 0
+    assert json.loads(mcp.read_text()) == {"mcpServers": {"mine": {"command": "x"}}}
+    assert not module.exists()
+
+
+def test_omp_keeps_lichs_own_registration(run, home, lich):
+    mcp = home / ".omp" / "agent" / "mcp.json"
+    mcp.parent.mkdir(parents=True)
+    theirs = '{"mcpServers": {"lich": {"command": "/usr/bin/lich", "args": ["mcp"]}}}\n'
+    mcp.write_text(theirs)
+    assert run("install", "omp", env={"LICH_BIN": str(lich)}).returncode == 0
+    assert json.loads(mcp.read_text())["mcpServers"]["lich"]["command"] == "/usr/bin/lich"
+    assert run("uninstall", "omp").returncode == 0
+    assert mcp.read_text() == theirs
+
+
+def test_omp_without_lichs_binary_registers_nothing_and_says_so(run, home):
+    done = run("install", "omp", env={"PATH": "/nonexistent"})
+    assert done.returncode == 0, done.stderr.decode()
+    assert "lich's tools not registered" in done.stdout.decode()
+    module = _paths(home)["omp"]
+    assert lichreading.installed_version("omp", module) is None
+    assert "lich" not in json.loads((home / ".omp" / "agent" / "mcp.json").read_text())["mcpServers"]
+
+
+def test_crush_block_with_lichs_server_read_and_repaired_as_lich_does(run, home, lich):
+    rc = _paths(home)["crush"]
+    rc.parent.mkdir(parents=True)
+    mine = "# my own\nalias x=y\n"
+    rc.write_text(mine)
+    done = run("install", "crush", env={"LICH_BIN": str(lich)})
+    assert done.returncode == 0, done.stderr.decode()
+    assert lichreading.installed_version("crush", rc) == RELEASE
+    assert lichreading.has_tools("crush", rc, str(lich))
+    command, block = lichreading.crush_command(rc)
+    assert command == str(lich)
+    assert f"mcp add lich --type stdio --command '{lich}' --args mcp --timeout 10" in block
+    again = run("install", "crush", env={"LICH_BIN": str(lich)})
+    assert again.returncode == 0 and "lichhook's lich-plugin block" in run("doctor").stdout.decode()
+    assert run("uninstall", "crush").returncode == 0
+    assert rc.read_text() == mine
+
+
+def test_crush_without_crushrc_says_where_lich_reads(run, home, lich):
+    done = run("install", "crush", env={"LICH_BIN": str(lich)})
+    assert done.returncode == 0
+    assert "does not exist. Create it (empty) and install again" in done.stdout.decode()
+
+
+def test_antigravity_marker_and_server_and_uninstall(run, home, lich):
+    config = home / ".gemini" / "config"
+    done = run("install", "antigravity", env={"LICH_BIN": str(lich)})
+    assert done.returncode == 0, done.stderr.decode()
+    manifest = _paths(home)["antigravity"]
+    assert json.loads(manifest.read_text())["version"] == RELEASE
+    assert lichreading.has_tools("antigravity", manifest, str(lich))
+    assert lichreading.document_command(config / "mcp_config.json") == str(lich)
+    assert run("install", "antigravity", env={"LICH_BIN": str(lich)}).returncode == 0  # not refused as lich-plugin
+    assert run("uninstall", "antigravity").returncode == 0
+    assert not manifest.parent.exists() and not (config / "mcp_config.json").exists()
+
+
+def test_lich_plugins_own_marker_is_still_refused(run, home, lich):
+    manifest = _paths(home)["antigravity"]
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('{"name": "lich", "version": "0.20.0", "description": "lich"}')
+    refused = run("install", "antigravity", env={"LICH_BIN": str(lich)})
+    assert refused.returncode == 1 and "lich-plugin 0.20.0" in refused.stderr.decode()
+    rc = _paths(home)["crush"]
+    rc.parent.mkdir(parents=True)
+    rc.write_text("# >>> lich-plugin v0.20.0 >>>\nmcp add lich --type stdio --command '/x' --args mcp\n"
+                  "# <<< lich-plugin <<<\n")
+    refused = run("install", "crush", env={"LICH_BIN": str(lich)})
+    assert refused.returncode == 1 and "lich-plugin 0.20.0" in refused.stderr.decode()
