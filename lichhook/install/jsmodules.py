@@ -42,9 +42,10 @@ from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lic
 from lichhook.install.target import INTERPRETER_FLAGS, Target
 
 MARKER = b"Added by `lichhook install"
-FORWARD = "/* @FORWARD@ */"
+FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's module
+TOOLS = "/* @TOOLS@ */"  # where lich's tools go (opencode: ``js/tools.js``)
 # In omp's module, under lich's marker line: uninstall takes ``mcpServers.lich`` out only then.
-OWNS_SERVER = "// lichhook added mcpServers.lich to mcp.json beside this folder"  # where the shared part goes in each harness's module
+OWNS_SERVER = "// lichhook added mcpServers.lich to mcp.json beside this folder"
 
 
 def module_source(kind: str, target: Target) -> bytes:
@@ -56,6 +57,8 @@ def module_source(kind: str, target: Target) -> bytes:
         return found.decode("utf-8")
 
     text = part(kind).replace(FORWARD, part("forward").rstrip("\n"), 1)
+    if TOOLS in text:
+        text = text.replace(TOOLS, part("tools").rstrip("\n"), 1)
     # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
     text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
     text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
