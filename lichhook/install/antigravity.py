@@ -177,10 +177,17 @@ class Antigravity(harness.EntryHarness):
         return edits
 
     def checks(self, target: Target) -> List[tuple]:
+        if files.read(os.path.join(self.plugin_dir(), "hooks.json")) is None:
+            return []  # lichhook is not installed here
         raw = files.read(self.marker_manifest())
-        if raw is None or not _our_marker(raw):
-            return []
-        return [(f"lich's tools: lich's marker {self.marker_manifest()} ({lichtools.UPDATE_NOTE})", None, None)]
+        registered = None
+        if raw is not None and _our_marker(raw):
+            try:
+                servers = json.loads(files.read(self.mcp_path()) or b"{}").get("mcpServers") or {}
+                registered = servers.get(lichtools.NAME, {}).get("command")
+            except (ValueError, AttributeError):
+                registered = None
+        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,

@@ -165,17 +165,13 @@ class Crush(harness.EntryHarness):
         return lichtools.notes(self.title, *self.lich())
 
     def checks(self, target: Target) -> List[tuple]:
+        if not any(f.ours for f in self.registrations(target)):
+            return []  # lichhook is not installed here
         raw = files.read(self.rc_path())
         text = raw.decode("utf-8", "replace") if raw is not None else ""
         begin = _lich_open(text)
-        if not begin:
-            return []
-        command = lichtools.crush_command(text[text.index(begin):])
-        lich, how = self.lich()
-        line = f"lich's tools: `{command} mcp` in lichhook's lich-plugin block ({lichtools.UPDATE_NOTE})"
-        if command and lich and command != lich:
-            return [(line, f"it names {command}, not the lich found {how} ({lich})", "install crush again")]
-        return [(line, None, None)]
+        command = lichtools.crush_command(text[text.index(begin):]) if begin else None
+        return [lichtools.check(self.name, command, self.env.environ, self.env.windows)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         wanted = self.wanted(target)

@@ -191,7 +191,11 @@ class Opencode(JsModuleHarness):
 
     def checks(self, target: Target) -> List[tuple]:
         note = self._npm_note()
-        return [(f"note: {note}", None, None)] if note else []
+        raw = files.read(self.module_path())
+        tools = [] if raw is None or MARKER not in raw or lichplugin.JS_MARKER.encode() not in raw else [
+            (f"lich's tools: defined by lichhook's module, running $LICH_BIN (else `lich`); lich's marker at "
+             f"{lichtools.VERSION} ({lichtools.UPDATE_NOTE})", None, None)]
+        return tools + ([(f"note: {note}", None, None)] if note else [])
 
 
 class Omp(JsModuleHarness):
@@ -258,6 +262,15 @@ class Omp(JsModuleHarness):
 
     def notes(self, target: Target) -> List[str]:
         return lichtools.notes(self.title, *lichtools.find_lich(self.env.environ, self.env.windows))
+
+    def checks(self, target: Target) -> List[tuple]:
+        raw = files.read(self.module_path())
+        if raw is None or MARKER not in raw:
+            return []
+        registered = None
+        if self.owns_lich_server() or lichplugin.JS_MARKER.encode() in raw:
+            registered = _lich_command(self.mcp_path())
+        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return (super().registrations(target)
@@ -362,3 +375,15 @@ def opencode_install_pending(folder: str) -> Optional[str]:
     if not missing:
         return None
     return f"has no package-lock.json entry for {', '.join(missing)}"
+
+
+def _lich_command(path: str) -> Optional[str]:
+    """The command of ``mcpServers.lich`` in the JSON document at ``path``, or None."""
+    try:
+        raw = files.read(path)
+        servers = json.loads(raw.decode("utf-8-sig")).get("mcpServers") if raw else None
+        entry = servers.get(lichtools.NAME) if isinstance(servers, dict) else None
+    except (ValueError, AttributeError, jsonmerge.ConfigError):
+        return None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    return command if isinstance(command, str) and command else None

@@ -62,7 +62,7 @@ class Sighting:
         self.path = path
 
     def describe(self) -> str:
-        who = "lichhook, in lich-plugin's layout" if self.ours else "lich-plugin"
+        who = "lichhook, where lich reads lich-plugin" if self.ours else "lich-plugin"
         return f"{who} {self.version} ({self.where})"
 
 

@@ -119,3 +119,17 @@ def notes(harness: str, lich: Optional[str], how: str) -> List[str]:
                 "PATH) and run install again; until then lich names its command line in this harness, which works."]
     return [f"{harness}: lich's tools registered: `{lich} mcp` ({how}); lich reads its plugin installed, "
             f"at {VERSION}. {UPDATE_NOTE[0].upper()}{UPDATE_NOTE[1:]}."]
+
+
+def check(harness: str, registered: Optional[str], environ: dict, windows: bool) -> tuple:
+    """doctor's (line, problem, fix) about lich's tools in ``harness``: the server
+    lichhook registered (``registered``, lich's binary it names), or why there is none."""
+    if registered is None:
+        lich, how = find_lich(environ, windows)
+        why = f"lich's binary is {how}" if lich is None else f"lich found {how} ({lich}); install again to register it"
+        return f"lich's tools: none registered by lichhook ({why}); lich names its command line here", None, None
+    line = f"lich's tools: `{registered} mcp`, lich's marker at {VERSION} ({UPDATE_NOTE})"
+    if not os.path.isfile(registered):
+        return (line, f"it names {registered}, which is not there",
+                f"start lich (it repoints the entry at itself) or run: lichhook install {harness}")
+    return line, None, None
