@@ -9,7 +9,8 @@ scripted session of ``--events`` events, one every ``--pace-ms`` (each makes exa
 report: a tool call with its own detail, or a plain busy), against lich's stand-in. It
 reports, per event: the CPU of node and of every lichhook process together (the one
 start included), and the time from the event to the report accepted by the stand-in;
-whether every report came once and in order; how many lichhook processes ran. Runs are
+whether every report came once and in order; how many lichhook processes were running
+at the end. Runs are
 interleaved; figures are medians over runs. Linux (reads /proc). Standard library only.
 """
 
@@ -41,17 +42,19 @@ DRIVER = r"""
 import { pathToFileURL } from "node:url";
 import { existsSync, readFileSync } from "node:fs";
 const script = JSON.parse(readFileSync(process.argv[2], "utf8"));
-// CPU milliseconds of this process and of its children alive now (lichhook's, from /proc)
+// CPU milliseconds of this process, of its children alive now (lichhook's) and of those it
+// has reaped (a process per event), from /proc
 function cpu() {
   const own = process.cpuUsage();
-  let total = (own.user + own.system) / 1000;
+  const ticks = (path, from) => {
+    const f = readFileSync(path, "utf8").split(")").pop().trim().split(/\s+/);
+    return (Number(f[from]) + Number(f[from + 1])) * 1000 / script.tick;
+  };
+  let total = (own.user + own.system) / 1000 + ticks("/proc/self/stat", 13);
   let kids = [];
   try { kids = readFileSync(`/proc/self/task/${process.pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean); } catch {}
   for (const pid of kids) {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(")").pop().trim().split(/\s+/);
-      total += (Number(f[11]) + Number(f[12])) * 1000 / script.tick;
-    } catch {}
+    try { total += ticks(`/proc/${pid}/stat`, 11); } catch {}
   }
   return { total, kids: kids.length };
 }
@@ -228,7 +231,7 @@ def main(argv=None) -> int:
             floor = next(r for r in rows if r["harness"] == row["harness"] and r["module"] == "floor")
             row["cpu_vs_floor"] = round(row["cpu_ms_per_event"] / floor["cpu_ms_per_event"], 2)
             row["steady_vs_floor"] = round(row["steady_cpu_ms_per_event"] / floor["steady_cpu_ms_per_event"], 2)
-        print(f"{args.events} events, one every {args.pace_ms:g} ms, {args.runs} runs, node {node_version(args.node)}, "
+        print(f"{args.events} events, one every {args.pace_ms:g} ms, {args.runs} runs, {Path(args.node).name} {node_version(args.node)}, "
               f"load {[round(x, 2) for x in os.getloadavg()]}")
         print(f"{'harness':9} {'module':9} {'CPU/event':>10} {'x floor':>8} {'after 1st':>10} {'x floor':>8} "
               f"{'to lich':>8} {'p90':>7} {'procs':>6} in order")

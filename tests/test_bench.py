@@ -143,3 +143,19 @@ def test_a_refused_or_wrong_report_fails_the_case(pyz, base_env):
         assert refused.startswith("report refused (401"), refused
     finally:
         server.close()
+
+
+@pytest.mark.heavy  # about 15 s: eight node sessions and an install
+@pytest.mark.skipif(not sys.platform.startswith("linux") or not __import__("shutil").which("node"),
+                    reason="reads /proc; runs node")
+def test_the_js_session_bench_runs_every_module_and_checks_its_reports(pyz, tmp_path):
+    out = tmp_path / "js.json"
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "js_sessions.py"), "--pyz", str(pyz), "--runs", "1",
+                           "--events", "6", "--pace-ms", "1", "--json", str(out)], capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()
+    rows = {(r["harness"], r["module"]): r for r in json.loads(out.read_text())["rows"]}
+    assert set(rows) == {(h, m) for h in ("opencode", "omp") for m in ("lichhook", "floor")}
+    assert all(r["reports"] == [6] for r in rows.values()), rows
+    # the floor's fetches, 1 ms apart, may cross; lichhook's reports may not
+    for harness in ("opencode", "omp"):
+        assert rows[(harness, "lichhook")]["all_in_order"] and rows[(harness, "lichhook")]["processes"] == 1, rows

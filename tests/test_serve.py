@@ -155,3 +155,18 @@ def test_the_queue_keeps_the_newest_and_counts_what_it_dropped():
     inbox.close()
     taken += [inbox.take(0), inbox.take(0), inbox.take(0)]
     assert taken == [(b"2", False, 2), (b"3", True, 0), (b"4", True, 0), (None, True, 0)]
+
+
+def test_omp_reports_an_event_without_a_session_id_but_no_start_and_no_nameless_tool_call():
+    from lichhook.adapter import Event, Report
+    from lichhook.adapters.omp import ADAPTER
+
+    def reports(name: str, **payload: object) -> list:
+        return ADAPTER.reports(Event("omp", name, dict(payload, type=name), {}, None, known=True))
+
+    assert reports("session_start", session_id=None) == []
+    assert reports("input", session_id=None) == [Report.state("busy")]
+    assert reports("tool_call", session_id="s1", input={"command": "ls"}) == []
+    assert reports("tool_call", session_id="s1", toolName="", input={"command": "ls"}) == []
+    assert reports("tool_call", session_id="s1", toolName="bash", input={"command": "ls"}) == [
+        Report.state("busy", tool="bash", detail="ls", provider_session_id="s1")]
