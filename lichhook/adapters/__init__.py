@@ -243,7 +243,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=("write", "edit", "bash", "notebook"),
         registrations=tuple((e, ("omp", e), None, None) for e in _OMP_EVENTS),
-        usage="an extension module, ~/.omp/agent/extensions/lichhook.js, runs one `omp --serve`",
+        usage="an extension module, ~/.omp/agent/extensions/lich.js, runs one `omp --serve`",
     ),
 )
 

@@ -54,13 +54,15 @@ def test_omp_reaches_lichs_mcp_server_that_install_registered(sandbox, tmp_path)
     agent = box.harness.agent_dir(box)
     assert lichreading.has_tools("omp", agent / "extensions" / "lich.js", str(lich))
     assert lichreading.document_command(agent / "mcp.json") == str(lich)
-    # omp names an MCP tool after its server: read the names it offers the model first
+    # omp mounts MCP tools under xd:// devices by default; offered top-level, the model calls
+    # them by name. omp names an MCP tool after its server: read the names it offers first.
+    (agent / "config.yml").write_text("tools:\n  xdev: false\n")
     box.model.script(text("Looked."))
     box.run(box.harness.headless("Look."))
     offered = [n for r in box.model.model_requests() for n in r.tool_names()]
     names = {tool: next((n for n in offered if n.endswith(tool) and "lich" in n[:-len(tool)]), None)
              for tool in ("list_sessions", "send_to_session")}
-    assert all(names.values()), offered
+    assert all(names.values()), " ".join(sorted(set(offered)))
     box.model.script(tool_call(names["list_sessions"], {}),
                      tool_call(names["send_to_session"], {"session": "docs", "prompt": PROMPT}),
                      text("Sent."))
