@@ -4,6 +4,8 @@ them and as lich reads them (testkit.lichreading does lich's reading as its Go c
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -75,7 +77,8 @@ def test_crush_block_with_lichs_server_read_and_repaired_as_lich_does(run, home,
     assert command == str(lich)
     assert f"mcp add lich --type stdio --command '{lich}' --args mcp --timeout 10" in block
     again = run("install", "crush", env={"LICH_BIN": str(lich)})
-    assert again.returncode == 0 and "lichhook's lich-plugin block" in run("doctor").stdout.decode()
+    doctor = run("doctor", env={"LICH_BIN": str(lich)}).stdout.decode()
+    assert again.returncode == 0 and f"lich's tools: `{lich} mcp`, lich's marker at {RELEASE}" in doctor, doctor
     assert run("uninstall", "crush").returncode == 0
     assert rc.read_text() == mine
 
@@ -111,3 +114,44 @@ def test_lich_plugins_own_marker_is_still_refused(run, home, lich):
                   "# <<< lich-plugin <<<\n")
     refused = run("install", "crush", env={"LICH_BIN": str(lich)})
     assert refused.returncode == 1 and "lich-plugin 0.20.0" in refused.stderr.decode()
+
+
+def _serves_lichs_tools(argv: list) -> list:
+    """The tool names the MCP server ``argv`` lists after a handshake."""
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    done = subprocess.run(argv, input="".join(json.dumps(m) + "\n" for m in messages).encode(),
+                          capture_output=True, timeout=30)
+    replies = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    return [t["name"] for t in replies[-1]["result"]["tools"]]
+
+
+def test_crush_and_antigravity_registrations_have_the_shape_read_and_run_the_server(run, home, lich):
+    rc = _paths(home)["crush"]
+    rc.parent.mkdir(parents=True)
+    rc.write_text("")
+    assert run("install", "crush", "antigravity", env={"LICH_BIN": str(lich)}).returncode == 0
+    # crushrc is read by Crush's POSIX shell interpreter: one line, these words
+    (line,) = [ln for ln in rc.read_text().splitlines() if ln.startswith("mcp add")]
+    words = shlex.split(line)
+    assert words == ["mcp", "add", "lich", "--type", "stdio", "--command", str(lich), "--args", "mcp",
+                     "--timeout", "10"]
+    assert _serves_lichs_tools([words[6], words[8]]) == list(lichcli.TOOLS)
+    # Antigravity: agy's mcp_config.json entry and lich's marker manifest
+    config = home / ".gemini" / "config"
+    entry = json.loads((config / "mcp_config.json").read_text())["mcpServers"]["lich"]
+    assert entry == {"command": str(lich), "args": ["mcp"]}
+    assert _serves_lichs_tools([entry["command"], *entry["args"]]) == list(lichcli.TOOLS)
+    manifest = json.loads(_paths(home)["antigravity"].read_text())
+    assert set(manifest) == {"name", "version", "description"} and manifest["name"] == "lich"
+
+
+def test_doctor_names_lichs_tools_and_a_registration_whose_lich_is_gone(run, home, lich):
+    assert run("install", "omp", env={"LICH_BIN": str(lich)}).returncode == 0
+    fine = run("doctor", env={"LICH_BIN": str(lich)}).stdout.decode()
+    assert f"lich's tools: `{lich} mcp`, lich's marker at {RELEASE}" in fine, fine
+    assert "lich's own install or update of its plugin here replaces lichhook's marked part" in fine
+    lich.unlink()
+    gone = run("doctor").stdout.decode()
+    assert f"it names {lich}, which is not there" in gone, gone
