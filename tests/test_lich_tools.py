@@ -155,3 +155,32 @@ def test_doctor_names_lichs_tools_and_a_registration_whose_lich_is_gone(run, hom
     lich.unlink()
     gone = run("doctor").stdout.decode()
     assert f"it names {lich}, which is not there" in gone, gone
+
+
+def test_after_lichs_own_update_lich_plugin_is_what_runs_and_uninstall_keeps_lichs(run, home, lich):
+    assert run("install", "omp", env={"LICH_BIN": str(lich)}).returncode == 0
+    module, mcp = _paths(home)["omp"], home / ".omp" / "agent" / "mcp.json"
+    # lich's update, as its ompInstall does it: the module rewritten whole under lich's marker,
+    # lich's server merged into mcp.json (the document re-encoded)
+    module.write_text("// lich-plugin v0.20.0 — installed by lich, replace with the file from omartelo/lich-plugin\n"
+                      "export default function lich() {}\n")
+    doc = json.loads(mcp.read_text())
+    doc["mcpServers"]["lich"] = {"command": str(lich), "args": ["mcp"]}
+    mcp.write_text(json.dumps(doc, indent=2) + "\n")
+    doctor = run("doctor", env={"LICH_BIN": str(lich)}).stdout.decode()
+    assert "lich reads: lich-plugin 0.20.0" in doctor, doctor
+    assert run("uninstall", "omp").returncode == 0
+    assert module.read_text().startswith("// lich-plugin v0.20.0")
+    assert json.loads(mcp.read_text())["mcpServers"] == {"lich": {"command": str(lich), "args": ["mcp"]}}
+
+
+def test_replace_sets_lich_plugins_antigravity_folder_aside_and_writes_lichhooks_marker(run, home, lich):
+    manifest = _paths(home)["antigravity"]
+    manifest.parent.mkdir(parents=True)
+    manifest.write_text('{"name": "lich", "version": "0.20.0", "description": "lich"}')
+    (manifest.parent / "hooks.json").write_text("{}")
+    done = run("install", "antigravity", "--replace", env={"LICH_BIN": str(lich)})
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(manifest.read_text())["version"] == RELEASE
+    assert not (manifest.parent / "hooks.json").exists()
+    assert "to put it back: mv " in done.stdout.decode()
