@@ -336,9 +336,11 @@ def command_of(found: Found, windows: bool = False) -> Optional[List[str]]:
     words = split_words(found.text)
     if not words or found.archive not in words:
         return None
-    if "<event>" in found.text:
-        # A module's registration, shown as "<python> ... <provider> <event>, on <events>".
-        at = next((i for i, w in enumerate(words) if w.startswith("<event>")), None)
+    if "<event>" in found.text or " --serve, on " in found.text:
+        # A module's registration, shown as "<python> ... <provider> --serve, on <events>"
+        # (earlier modules: "<provider> <event>"). Each event is run as its own hook: the
+        # path `--serve` takes each of its lines through (lichhook.report.deliver).
+        at = next((i for i, w in enumerate(words) if w.startswith(("<event>", "--serve"))), None)
         if at is None:
             return None
         return words[:at] + ["<event>"]
