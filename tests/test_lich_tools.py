@@ -184,3 +184,13 @@ def test_replace_sets_lich_plugins_antigravity_folder_aside_and_writes_lichhooks
     assert json.loads(manifest.read_text())["version"] == RELEASE
     assert not (manifest.parent / "hooks.json").exists()
     assert "to put it back: mv " in done.stdout.decode()
+
+
+def test_opencode_gets_lichs_tools_and_marker_only_when_asked_for(run, home):
+    module = home / ".config" / "opencode" / "plugin" / "lich.js"
+    done = run("install", "opencode")
+    assert done.returncode == 0 and "opencode: lich's tools are off" in done.stdout.decode()
+    assert not lichreading.has_tools("opencode", module, "") and "send_to_session" not in module.read_text()
+    assert run("install", "opencode", env={"LICHHOOK_OPENCODE_TOOLS": "1"}).returncode == 0
+    assert lichreading.has_tools("opencode", module, "") and '"send_to_session"' in module.read_text()
+    assert run("uninstall", "opencode").returncode == 0 and not module.exists()
