@@ -2,7 +2,8 @@
 
 ``install(folder, record)`` writes an executable ``lich`` into ``folder`` that runs this
 file; every run appends one JSON line to ``record``: ``{"argv", "stdin", "env", "cwd"}``
-(``env``: the ``LICH_*`` variables it was given; ``stdin``: what ``mcp`` read, else null).
+(``env``: the ``LICH_*`` variables it was given; ``stdin``: null, except for ``mcp``, which
+records one line a message it read, with that message).
 ``calls(record)`` reads them back. A script (``LICHCLI_SCRIPT`` in the environment, or the
 ``script`` given to ``install``) may make a command answer otherwise:
 ``{"<command>": {"stdout": "...", "stderr": "...", "exit": 3, "sleep": 5}}``.
@@ -196,11 +197,13 @@ def run(argv: List[str], env: Dict[str, str], script: Dict[str, dict]) -> Tuple[
     return out, "", code
 
 
-def serve_mcp(stdin, stdout, record_stdin: List[str]) -> None:
+def serve_mcp(stdin, stdout, seen) -> None:
     """lich's ``mcp``: answers until stdin ends; a tool call answers with its name and
-    arguments (what lich would run is not the stand-in's business)."""
+    arguments (what lich would run is not the stand-in's business). ``seen(line)`` is
+    called with each line as it arrives (a client may kill the server rather than close
+    its stdin)."""
     for line in stdin:
-        record_stdin.append(line)
+        seen(line)
         try:
             message = json.loads(line)
         except ValueError:
@@ -236,10 +239,7 @@ def main(record: str, script_path: Optional[str]) -> int:
     script = json.loads(Path(script_path).read_text("utf-8")) if script_path else {}
     entry: dict = {"argv": argv, "stdin": None, "env": env, "cwd": os.getcwd()}
     if argv[:1] == ["mcp"]:
-        seen: List[str] = []
-        _append(record, dict(entry, stdin=""))
-        serve_mcp(sys.stdin, sys.stdout, seen)
-        _append(record, dict(entry, stdin="".join(seen)))
+        serve_mcp(sys.stdin, sys.stdout, lambda line: _append(record, dict(entry, stdin=line)))
         return 0
     _append(record, entry)
     out, err, code = run(argv, env, script)
@@ -265,7 +265,7 @@ def install(folder: Path, record: Path, script: Optional[Path] = None) -> Path:
 
 
 def calls(record: Path) -> List[dict]:
-    """Every recorded run, oldest first (an ``mcp`` run appears at its start and end)."""
+    """Every recorded run, oldest first (an ``mcp`` run once a message)."""
     if not record.exists():
         return []
     return [json.loads(line) for line in record.read_text("utf-8").splitlines() if line.strip()]
