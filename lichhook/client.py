@@ -40,9 +40,10 @@ def build_request(port: int, token: str, path: str, body: bytes, release: str = 
 
 
 def parse_status(response: bytes) -> "int | None":
-    """The status code of an HTTP response's first line, or None if there is none."""
+    """The status code of an HTTP response's first line (three digits, RFC 9110), or
+    None if there is none: a reply whose status is anything else is no reply."""
     line = response.split(b"\r\n", 1)[0].split(b" ")
-    if len(line) >= 2 and line[0].startswith(b"HTTP/") and line[1].isdigit():
+    if len(line) >= 2 and line[0].startswith(b"HTTP/") and len(line[1]) == 3 and line[1].isdigit():
         return int(line[1])
     return None
 

@@ -7,7 +7,8 @@ provider, event, the error and where it was raised) to ``<user state dir>/failur
 (``~/.local/state/lichhook/failures.jsonl`` on Linux), created private (0600 in a 0700
 folder). The file is bounded: once it passes MAX_BYTES it becomes ``failures.1.jsonl``,
 replacing the one before, so at most two files of about MAX_BYTES each are ever kept and
-the newest failures are always there.
+the newest failures are always there. When that file cannot be replaced (a folder stands
+there), the record file is emptied once it reaches twice MAX_BYTES: bounded either way.
 
 Only a failure imports this module: a hook that succeeds pays nothing for it. Writing a
 record never raises; a hook that cannot record its failure still exits 0.
@@ -74,8 +75,20 @@ def _record(environ: Mapping[str, str], provider: str, event: Optional[str], err
     if size > MAX_BYTES:
         try:
             os.replace(path, os.path.join(where, OLDER))
-        except OSError:  # another hook rotated it first, or Windows holds it open
+        except FileNotFoundError:  # another hook rotated it first
             pass
+        except OSError:  # Windows holds it open, or the rotation target cannot be replaced
+            if size > 2 * MAX_BYTES:  # not once but over and over: start afresh rather than grow
+                _empty(path)
+
+
+def _empty(path: str) -> None:
+    fd = os.open(path, os.O_WRONLY | _O_BINARY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        if os.fstat(fd).st_size > 2 * MAX_BYTES:  # still that file, not one another hook has just started
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
 
 
 def _raised_at(error: BaseException) -> Optional[str]:

@@ -8,26 +8,11 @@ platformdirs does without importing it on Linux and macOS.
 
 import os
 
-from lichhook.coldstart import APP, user_config_dir, user_state_dir
+from lichhook.coldstart import user_config_dir, user_state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
-
-
-def user_data_dir(environ: "Mapping[str, str]" = os.environ) -> str:
-    """platformdirs.user_data_dir("lichhook", appauthor=False), except that on Windows it
-    follows the home the harness configs are found in (coldstart.windows_local); only
-    cold paths use it."""
-    import sys
-
-    if sys.platform == "win32":
-        from lichhook.coldstart import windows_local
-
-        return os.path.join(windows_local(environ), APP)
-    import platformdirs
-
-    return platformdirs.user_data_dir(APP, appauthor=False)
 
 
 def plugin_dir(environ: "Mapping[str, str]" = os.environ) -> "str | None":

@@ -256,7 +256,8 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
             _failed(environ, provider, event.name or None,
                     f"{what}: lich did not answer at 127.0.0.1:{target.port} ({type(exc).__name__}: {exc})")
             continue
-        debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, lich answered {status}")
+        debug(f"{label}: sent {what} to 127.0.0.1:{target.port}, lich answered "
+              + (str(status) if status is not None else "without an HTTP status line"))
         if out.title and status is not None and 200 <= status < 300:
             _remember(event, out.title, label, debug)
             card_title = out.title

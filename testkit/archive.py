@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Mapping, Optional, Union
+from typing import List, Mapping, Optional, Union
 
 from testkit.constants import ROOT
 
@@ -78,3 +78,24 @@ while not os.path.exists(sys.argv[2]):
 sys.argv = [archive] + sys.argv[3:]
 runpy.run_path(archive, run_name="__main__")
 """
+
+
+def hook_options(*words: str) -> List[str]:
+    """The interpreter options install writes before the hooks archive for the hook
+    ``words`` (``claude PreToolUse``): ``-I -S -c <launcher>``."""
+    from lichhook.install.target import INTERPRETER_FLAGS, hook_verdict, launcher
+
+    return [*INTERPRETER_FLAGS, "-c", launcher(hook_verdict(words))]
+
+
+def hook_line(python: str, hooks: str, *words: str) -> str:
+    """The POSIX command line install writes for the hook ``words``."""
+    from lichhook.install.quoting import sh_join
+
+    return sh_join([python, *hook_options(*words), hooks, *words])
+
+
+def absolute(text: str, home: Path) -> str:
+    """What install and uninstall print, with the paths they show from the home (``~/``)
+    written out again, for tests that look for a path."""
+    return text.replace("~/", f"{home}/")

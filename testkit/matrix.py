@@ -127,7 +127,7 @@ def through_the_archive(python: str, version: str) -> str:
             raise Failed(f"{version}: the registered UserPromptSubmit hook (exit {hook.returncode}, stdout "
                          f"{hook.stdout[:80]!r}) reached the stand-in {len(reports)} time(s): "
                          + ", ".join(f"{r.status} {r.verdict}" for r in reports))
-        doctor = run([python, str(pyz), "doctor"], f"{version}: doctor", env=env, cwd=work)
+        doctor = run([python, str(pyz), "doctor", "--verbose"], f"{version}: doctor", env=env, cwd=work)
         out = doctor.stdout.decode("utf-8", "replace")
         live = [line for line in out.splitlines() if line.strip().startswith("run:")]
         if len(live) != 11 or "verdict: no problem found" not in out:

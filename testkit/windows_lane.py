@@ -21,9 +21,11 @@ pipes' code page is set with PYTHONIOENCODING instead.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -47,12 +49,21 @@ APT = ("wine", "wine64")
 LATE_ALLOWED = 16
 # A hook run (wine's start included) this slow has used up its one-second deadline.
 SLOW = 1.5
+# Wine's start of the Windows Python on an idle machine, seconds: a slower start scales the
+# lane's deadlines (Wine.measure). A run cut short by the machine runs again, each time
+# with twice the deadline, up to this many times (Wine.python).
+IDLE_START = 0.5
+CUT_SHORT = 3
 # What lich gets from a turn of each module (tests/test_install_js.py's whole turns), in order.
 LIVES = {"opencode": ["start", "busy", "title", "busy", "busy", "busy", "busy", "session-touched", "done"],
          "omp": ["start", "busy", "busy", "title", "busy", "session-touched", "busy", "done"]}
 # The upgrade-mid-hook runs: (a plugin file in the plugin folder, seconds from the copy's
 # start to the hook's payload, None for none at all).
 MID_HOOK = [(False, 0.3), (True, 0.3), (False, None)]
+# ...fed no later than this after the hook's wine started (the hook's own second starts later,
+# with its Python), and run again when the machine spoilt it, up to this many times.
+FEED_BY = 0.8
+SPOILT = 3
 HARNESSES = ("claude", "codex", "antigravity", "crush", "opencode", "omp")
 
 
@@ -156,22 +167,43 @@ class Wine:
         except ValueError:
             return "Z:" + str(path).replace("/", "\\")
 
+    def measure(self, exe: Path) -> None:
+        """Time ``exe``'s start under wine on this machine now (the best of three), which
+        scales every later deadline: a busy machine gets the time it needs."""
+        took = []
+        for _ in range(3):
+            began = time.monotonic()
+            subprocess.run(["wine", str(exe), "-I", "-S", "-c", "pass"], capture_output=True, env=self.env, timeout=300)
+            took.append(time.monotonic() - began)
+        self.start = min(took)
+        self.scale = max(1.0, self.start / IDLE_START)
+
     def python(self, exe: Path, args: Sequence[str], stdin: bytes = b"", env: Optional[Mapping[str, str]] = None,
                timeout: float = 30) -> subprocess.CompletedProcess:
-        """``exe args`` with pipes on all three streams (the Windows Python refuses files)."""
-        for _ in range(2):
+        """``exe args`` with pipes on all three streams (the Windows Python refuses files).
+
+        A run the machine cut short tells nothing of the program: still running at its
+        deadline (scaled to this machine, ``measure``), or killed by a signal from outside
+        (the wine loader, seen on a shared machine). It runs again with a deadline twice as
+        long, and says so; only what a program does when it ends on its own, or a deadline
+        missed CUT_SHORT times, each twice the one before, judges it."""
+        what = f"{exe.parent.name} {' '.join(w for w in args if not w.startswith('-') and len(w) < 100)}"[:200]
+        deadline = timeout * getattr(self, "scale", 1.0)
+        for attempt in range(CUT_SHORT):
             try:
-                done = subprocess.run(["wine", str(exe), *args], input=stdin, capture_output=True, timeout=timeout,
+                done = subprocess.run(["wine", str(exe), *args], input=stdin, capture_output=True, timeout=deadline,
                                       env=dict(self.env, **(env or {})))
             except subprocess.TimeoutExpired:
-                raise Miss(f"{exe.parent.name} {' '.join(args[2:5])} did not end within {timeout:.0f} s") from None
-            if done.returncode >= 0:
-                break
-            # The wine loader killed by a signal from outside (seen once on a shared
-            # machine): not the program's doing, so it runs once more, and says so.
-            print(f"windows: wine {exe.parent.name} {' '.join(args[2:5])} was killed by signal "
-                  f"{-done.returncode}; running it again", flush=True)
-        return done
+                cut = f"did not end within {deadline:.0f} s"
+            else:
+                if done.returncode >= 0:
+                    return done
+                cut = f"was killed by signal {-done.returncode}"
+            if attempt + 1 < CUT_SHORT:
+                print(f"windows: wine {what} {cut}; running it again with {2 * deadline:.0f} s", flush=True)
+                deadline *= 2
+        raise Miss(f"{what} {cut}, cut short {CUT_SHORT} times with deadlines up to {deadline:.0f} s "
+                   f"(wine started Python in {getattr(self, 'start', 0.0):.1f} s on this machine at the lane's start)")
 
     def node(self, exe: Path, args: Sequence[str], folder: Path, env: Optional[Mapping[str, str]] = None,
              timeout: float = 90) -> "tuple[int, bytes, bytes]":
@@ -263,13 +295,41 @@ class Lane:
         self.copy = self.hooks.with_name("lichhook.pyz")
 
     def run(self, *args: str, stdin: bytes = b"", env: Optional[Mapping[str, str]] = None,
-            flags: Sequence[str] = ("-I", "-S"), archive: Optional[Path] = None) -> subprocess.CompletedProcess:
+            flags: Optional[Sequence[str]] = None, archive: Optional[Path] = None) -> subprocess.CompletedProcess:
+        """lichhook with ``args``: the hooks archive through its launcher, as registered, or
+        ``archive`` run with ``flags``."""
+        from lichhook.install.target import launcher
+
+        if flags is None:
+            flags = ("-I", "-S") if archive else ("-I", "-S", "-c", launcher())
         return self.wine.python(self.exe, [*flags, self.wine.win(archive or self.hooks), *args], stdin=stdin, env=env)
+
+    # what the harnesses run, read from their configs, with the hooks archive gone: exit 0, nothing said
+    def fail_open(self) -> None:
+        from lichhook.install.quoting import split_dual
+
+        claude = json.loads((self.wine.profile / ".claude" / "settings.json").read_text(encoding="utf-8"))
+        codex = json.loads((self.wine.profile / ".codex" / "hooks.json").read_text(encoding="utf-8"))
+        runs = [[h["command"], *h["args"]] for groups in claude["hooks"].values() for g in groups for h in g["hooks"]]
+        runs += [split_dual(h["commandWindows"]) for groups in codex["hooks"].values() for g in groups
+                 for h in g["hooks"]]
+        check(len(runs) >= 16 and all(words[3] == "-c" for words in runs), f"not the registered forms: {runs}")
+        aside = self.hooks.with_name("hooks.pyz.aside")
+        self.hooks.rename(aside)
+        try:
+            for words in runs:
+                done = self.wine.python(self.exe, words[1:], stdin=b'{"session_id": "s1"}')
+                check((done.returncode, done.stdout, done.stderr) == (0, b"", b""),
+                      f"{' '.join(words[-2:])} with its archive gone: {done}")
+        finally:
+            aside.rename(self.hooks)
+        self.log(f"      {len(runs)} registered hooks exited 0, saying nothing, with their archive gone")
 
     def all(self, standin: object) -> None:
         steps = [("install", self.install), ("held copy", self.held_copy),
                  ("upgrade mid-hook", lambda: self.upgrade_mid_hook(standin)),
                  ("upgrade at start", lambda: self.upgrade_at_start(standin)), ("events", lambda: self.events(standin)),
+                 ("fail open", self.fail_open),
                  ("waits", self.waits), ("locked store", self.locked_store),
                  ("claude-code hooks", self.claude_code), ("codex-waits", self.codex_waits), ("mcp", self.mcp),
                  ("code pages", self.code_pages), ("js modules", lambda: self.js_modules(standin)),
@@ -289,16 +349,18 @@ class Lane:
         done = self.run("install", *HARNESSES, archive=self.pyz, flags=("-X", "utf8"))
         check(done.returncode == 0, f"install exited {done.returncode}: {done.stdout.decode()}{done.stderr.decode()}")
         check(self.hooks.exists() and self.copy.exists(), f"install left no {self.hooks}")
+        check("%USERPROFILE%\\.claude\\settings.json" in done.stdout.decode(),
+              f"install does not show its paths from %USERPROFILE%: {done.stdout.decode()}")
         again = self.run("install", *HARNESSES, archive=self.pyz, flags=("-X", "utf8"))
         check(again.returncode == 0 and b"unchanged" in again.stdout,
               f"a second install changed something: {again.stdout.decode()}")
-        doctor = self.run("doctor", archive=self.copy, flags=("-X", "utf8"))
+        doctor = self.run("doctor", "--verbose", archive=self.copy, flags=("-X", "utf8"))
         text = doctor.stdout.decode()
         check(b"Traceback" not in doctor.stderr and "Claude Code" in text and "hooks.pyz" in text,
               f"doctor: {text}{doctor.stderr.decode()}")
         settings = json.loads((self.wine.profile / ".claude/settings.json").read_bytes())
         entry = settings["hooks"]["Stop"][-1]["hooks"][-1]
-        check(entry["command"] == self.wine.win(self.exe) and entry["args"][2] == self.wine.win(self.hooks),
+        check(entry["command"] == self.wine.win(self.exe) and entry["args"][4] == self.wine.win(self.hooks),
               f"Claude Code runs {entry}")
 
     # an upgrade while a hook holds hooks.pyz open: nothing changes and install says why;
@@ -352,7 +414,7 @@ class Lane:
                 env = dict(standin.environ(), LICHHOOK_DEBUG="1")
                 if plugin:
                     env["LICHHOOK_PLUGIN_DIR"] = self.wine.win(plugins)
-                for attempt in range(2):
+                for attempt in range(SPOILT):
                     self.copy.write_bytes(original)
                     self.hooks.write_bytes(original_hooks)
                     seen = self.one_upgrade_mid_hook(standin, release, env, feed)
@@ -361,7 +423,8 @@ class Lane:
                                  f"{'no payload' if feed is None else f'the payload {feed:.1f} s after the copy began'}"
                                  f": {seen}")
                         break
-                    check(attempt == 0, "an upgrade during a hook was spoilt twice in a row (said above)")
+                    check(attempt < SPOILT - 1, f"an upgrade during a hook was spoilt {SPOILT} times in a row "
+                                                "(said above)")
         finally:
             self.copy.write_bytes(original)
             self.hooks.write_bytes(original_hooks)
@@ -445,10 +508,14 @@ class Lane:
             reading = time.monotonic() - began
             copier.stdin.write(b"go\n")
             copier.stdin.flush()
+            written = None
             if feed is not None:
-                time.sleep(feed)
+                # within the hook's one second when a slow start left it less (its clock starts
+                # after wine's start, so a payload written by then is never late)
+                time.sleep(min(feed, max(0.05, FEED_BY - reading)))
                 if select.select([copier.stdout], [], [], 0)[0]:
                     raise Miss(f"install replaced the archives while a hook held them: {copier.stdout.readline()!r}")
+                written = time.monotonic() - began
                 out, err = hook.communicate(json.dumps(payload).encode(), timeout=30)
             else:  # stdin left open and empty: the hook holds its archives until its deadline
                 hook.wait(timeout=30)
@@ -469,8 +536,9 @@ class Lane:
               f"a hook during an upgrade: exit {hook.returncode}, stdout {out!r}, not {verdict!r}; {said}")
         arrived = standin.wait_for(before + len(expected), timeout=5) if feed is not None else standin.reports
         got = [te.said(r) for r in arrived[before:]]
-        if feed is not None and not got and ended > SLOW:
-            self.log(f"      late: the hook took {ended:.1f} s and sent nothing; running it again")
+        if feed is not None and not got and (ended > SLOW or (written or 0) > FEED_BY):
+            self.log(f"      late: the payload went in at {written or 0:.1f} s and the hook ended at {ended:.1f} s, "
+                     "sending nothing: the machine, not the hook; running it again")
             return ""
         check(got == (expected if feed is not None else []), f"a hook during an upgrade: lich got {got}; {said}")
         check(isinstance(result, dict), f"the copier said nothing: {copier.stderr.read() if copier.stderr else b''!r}")
@@ -650,7 +718,7 @@ class Lane:
     # output into pipes in the ANSI code page, and one that cannot hold the profile's name
     def code_pages(self) -> None:
         for page in ("cp1252", "cp932"):
-            for args in (("doctor",), ("install", "claude", "--dry-run")):
+            for args in (("doctor",), ("doctor", "--json"), ("install", "claude", "--dry-run")):
                 done = self.run(*args, archive=self.copy, flags=(), env={"PYTHONIOENCODING": page})
                 text = done.stdout.decode(page) + done.stderr.decode(page)
                 check(done.returncode in (0, 1) and "Brien" in text,
@@ -668,7 +736,7 @@ class Lane:
         (work / "driver.mjs").write_text(tj.DRIVER, encoding="utf-8")
         lives = {"opencode": ([s for s, _ in tj.OPENCODE_LIFE], len(LIVES["opencode"])),
                  "omp": ([tj.omp_step(n) for n in tj.OMP_LIFE], len(LIVES["omp"]))}
-        for kind, (steps, count) in lives.items():
+        for (kind, (steps, count)), end in itertools.product(lives.items(), ("exits", "killed")):
             until = work / f"{kind}.enough"
             script = {"kind": kind, "module": self.wine.win(modules[kind]), "record": self.wine.win(work / "none"),
                       "directory": tj.PROJECT, "steps": steps, "expect": 0, "until": self.wine.win(until), "exit": False}
@@ -684,29 +752,41 @@ class Lane:
             runner.start()
             try:
                 got = standin.wait_for(before + count, timeout=20)[before:]
+                if end == "killed":  # node killed hard, as a harness that crashes or is killed ends
+                    for pid in processes(b"driver.mjs"):
+                        os.kill(pid, signal.SIGKILL)
             finally:
                 until.write_text("")
                 runner.join(120)
             code, out, err = result[0]
-            check(code == 0, f"node {kind}: {out!r} {err!r}")
+            check(code == 0 or end == "killed", f"node {kind}: {out!r} {err!r}")
             kinds = [tj.said(r)[0] for r in got]  # said() also holds each report accepted
             # one lichhook for the whole turn: every report once, in order
-            check(kinds == LIVES[kind], f"node {kind}: lich got {kinds}, not {LIVES[kind]}")
-            # and none left once node has exited (its stdin closed)
-            check(wait_gone(servers, 10), f"node {kind}: a lichhook --serve outlived node: {servers()}")
+            check(kinds == LIVES[kind], f"node {kind} ({end}): lich got {kinds}, not {LIVES[kind]}")
+            # and none left once node has ended, on its own (its stdin closed) or killed
+            check(wait_gone(servers, 10), f"node {kind} ({end}): a lichhook --serve outlived node: {servers()}")
+
+
+def commands() -> Dict[int, List[bytes]]:
+    """pid -> the words of its command line, for every process here (wine's too)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            found[int(entry.name)] = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 def servers() -> List[str]:
     """The command lines of every ``lichhook ... --serve`` running here, under wine too."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            words = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
-        except OSError:
-            continue
-        if b"--serve" in words and any(b"hooks.pyz" in w for w in words):
-            found.append(b" ".join(words).decode("utf-8", "replace"))
-    return found
+    return [b" ".join(words).decode("utf-8", "replace") for words in commands().values()
+            if b"--serve" in words and any(b"hooks.pyz" in w for w in words)]
+
+
+def processes(word: bytes) -> List[int]:
+    """The pids whose command line has a word ending in ``word``."""
+    return [pid for pid, words in commands().items() if any(w.endswith(word) for w in words)]
 
 
 def wait_gone(find: Callable[[], List[str]], seconds: float) -> bool:
@@ -740,6 +820,8 @@ def lane(only_tests: bool = False, skip_tests: bool = False) -> int:
             with StandIn(session_id="lich-s1") as standin:
                 for minor in PYTHONS:
                     if not only_tests:
+                        wine.measure(programs[minor])
+                        log(f"py{minor}: wine starts it in {wine.start:.2f} s; deadlines x{wine.scale:.1f}")
                         Lane(wine, programs[minor], programs["node"], pyz, minor, log).all(standin)
                 check(not standin.errors, f"the stand-in failed on {standin.errors}")
             if not skip_tests:

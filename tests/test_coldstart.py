@@ -604,8 +604,10 @@ def test_a_hooks_archive_runs_every_other_command_as_the_complete_archive_does(c
     for archive in ("hooks.pyz", "lichhook.pyz"):
         done = subprocess.run([sys.executable, str(copy_folder / archive), *args], input=stdin, env=env,
                               capture_output=True, timeout=60)
-        path = str(copy_folder / archive).encode()
-        outcomes.append((done.returncode, done.stdout.replace(path, b"ARCHIVE"), done.stderr.replace(path, b"ARCHIVE")))
+        said = [done.stdout, done.stderr]
+        for name in ("hooks.pyz", "lichhook.pyz"):  # doctor names the archive to run it again with
+            said = [text.replace(str(copy_folder / name).encode(), b"ARCHIVE") for text in said]
+        outcomes.append((done.returncode, *said))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][0] in (0, 1), outcomes[0]
 

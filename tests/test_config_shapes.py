@@ -13,6 +13,7 @@ import shlex
 
 import pytest
 
+from testkit.archive import hook_options
 from testkit.constants import HARNESS_FACTS, REAL_HARNESS_FACTS
 
 # (fact sheet, the words the fact rests on, whitespace-insensitive)
@@ -59,9 +60,9 @@ def installed(run, home):
 
 
 def assert_absolute_line(line: str, *words: str) -> None:
-    python, *flags, archive = shlex.split(line)[:4]
-    rest = shlex.split(line)[4:]
-    assert flags == ["-I", "-S"], line
+    python, *flags, archive = shlex.split(line)[:6]
+    rest = shlex.split(line)[6:]
+    assert flags == hook_options(*words), line
     assert os.path.isabs(python) and os.path.isabs(archive), line  # crush-absolute
     assert rest == list(words), line
 

@@ -20,7 +20,7 @@ import pytest
 
 from lichhook.archive import read_archive
 from lichhook.install.assemble import AssembleError, dependencies, marker_holds, oldest_of
-from testkit.archive import installed_copy
+from testkit.archive import absolute, installed_copy
 from testkit.constants import LICH_SESSION
 
 
@@ -136,7 +136,7 @@ def test_install_leaves_an_older_pythons_copy_that_the_installed_packages_cannot
     before = theirs.read_bytes()
 
     done = install_from_package(base_env, home, "claude")
-    said = done.stdout.decode()
+    said = absolute(done.stdout.decode(), home)
     assert done.returncode == 0, done.stderr.decode() + said
     assert f"archive: left {theirs} as it is: " in said and f"needs Python {needs[0][0]}.{needs[0][1]} or newer" in said
     assert theirs.read_bytes() == before

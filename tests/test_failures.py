@@ -99,6 +99,20 @@ def test_the_records_stay_bounded_and_keep_the_newest(run, home, standin):
     assert len(kept) < 2 * failures.MAX_BYTES // len(old) + 2
 
 
+def test_the_records_stay_bounded_when_the_older_file_cannot_be_replaced(home):
+    """A folder where failures.1.jsonl goes: the rotation fails every time, and the file
+    is started afresh at twice MAX_BYTES rather than growing without bound."""
+    environ = {"XDG_STATE_HOME": str(home / ".local" / "state")}
+    folder = state(home)
+    (folder / failures.OLDER).mkdir(parents=True)
+    (folder / failures.OLDER / "kept").write_text("not lichhook's")
+    for i in range(400):  # about 6 x MAX_BYTES of records
+        failures.record(environ, "claude", "Stop", f"{i} " + "x" * failures.MAX_ERROR)
+    assert (folder / failures.NAME).stat().st_size <= 2 * failures.MAX_BYTES + 1024
+    assert records(home)[-1]["error"].startswith("399 ")  # the newest is there
+    assert (folder / failures.OLDER / "kept").read_text() == "not lichhook's"
+
+
 def test_concurrent_failures_each_leave_one_whole_line(pyz, base_env, home, standin):
     break_claude(home)
     env = dict(base_env, **lich_env(standin))
@@ -120,7 +134,7 @@ def live_lines(out: str) -> list:
 
 def test_doctor_runs_each_registered_command_and_sees_its_reports_arrive(run, home):
     assert run("install", "claude", "crush", "opencode").returncode == 0
-    done = run("doctor", timeout=120)
+    done = run("doctor", "--verbose", timeout=120)
     out = done.stdout.decode()
     assert done.returncode == 0, out
     lines = live_lines(out)
@@ -142,7 +156,7 @@ def test_doctor_calls_a_hook_that_sends_nothing_a_problem_and_shows_the_recorded
     assert run("install", "claude").returncode == 0
     break_claude(home)
     assert run("claude", "Stop", stdin=PAYLOAD, env=lich_env(standin)).returncode == 0  # as Claude Code ran it
-    done = run("doctor", timeout=120)
+    done = run("doctor", "--verbose", timeout=120)
     out = done.stdout.decode()
     assert done.returncode == 1, out
     failed = [line for line in live_lines(out) if "FAILED" in line]
@@ -161,7 +175,7 @@ def test_doctor_calls_a_hook_that_sends_nothing_a_problem_and_shows_the_recorded
 
 def test_doctor_no_run_only_reads_the_configs(run, home):
     assert run("install", "claude").returncode == 0
-    done = run("doctor", "--no-run")
+    done = run("doctor", "--verbose", "--no-run")
     assert done.returncode == 0 and live_lines(done.stdout.decode()) == []
-    bad = run("doctor", "--sideways")
-    assert bad.returncode == 2 and b"doctor takes only --no-run" in bad.stderr
+    bad = run("doctor", "--verbose", "--sideways")
+    assert bad.returncode == 2 and b"doctor takes --no-run and one of --verbose, --json" in bad.stderr

@@ -179,3 +179,13 @@ def test_stdin_left_open_and_lich_silent_share_one_deadline(pyz, base_env, fault
     assert len(server.requests) == 1
     assert b"no answer (%s" % TIMEOUT_NAME in err, err
     assert elapsed < ONE_DEADLINE_GUARD, f"stdin and lich took {elapsed:.2f}s: two bounds, not one"
+
+
+def test_a_status_of_100000_digits_is_a_reply_without_a_status_not_a_failure(run, fault_server, home):
+    # A status is three digits; anything longer is a bad reply, bounded like a missing one
+    # (read at most 8 KiB of it), and no failure of the hook's to record.
+    server = fault_server("status", status="9" * 100_000)  # type: ignore[arg-type]
+    result, elapsed = timed(run, "antigravity", lich_env(server), debug=True)
+    assert_hook_rules(result, "antigravity", elapsed, debug=True)
+    assert b"lich answered without an HTTP status line" in result.stderr, result.stderr[-2000:]
+    assert not (home / ".local" / "state" / "lichhook" / "failures.jsonl").exists()

@@ -14,7 +14,7 @@ import pytest
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
-from testkit.archive import installed_copy, installed_hooks, same_copy
+from testkit.archive import absolute, hook_line, hook_options, installed_copy, installed_hooks, same_copy
 from testkit.constants import ROOT
 from testkit.environment import lich_env
 
@@ -38,7 +38,7 @@ def stable(home: Path) -> Path:
 
 
 def sh(home: Path, *args: str) -> str:
-    return " ".join([PY, "-I", "-S", str(installed_hooks(home)), *args])
+    return hook_line(PY, str(installed_hooks(home)), *args)
 
 
 def load(path: Path):
@@ -152,7 +152,7 @@ def test_claude_install_merges_and_uninstall_restores(run, home, pyz):
     settings.write_text(USER_SETTINGS, encoding="utf-8")
     original = load(settings)
 
-    out = ok(run("install", "claude")).stdout.decode()
+    out = absolute(ok(run("install", "claude")).stdout.decode(), home)
     assert str(settings) in out
     assert same_copy(stable(home).read_bytes(), pyz.read_bytes())
 
@@ -571,7 +571,7 @@ def test_claude_code_hooks_run_as_registered(run, home, base_env):
 
 def test_doctor_reports_and_finds_problems(run, home, standin):
     ok(run("install", "claude"))
-    result = run("doctor", env=lich_env(standin))
+    result = run("doctor", "--verbose", env=lich_env(standin))
     out = result.stdout.decode()
     assert result.returncode == 0, out
     assert "registered: yes" in out and sh(home, "claude-code", "stop") in out
@@ -580,7 +580,7 @@ def test_doctor_reports_and_finds_problems(run, home, standin):
     assert "waits folder:" in out and "verdict: no problem found" in out
 
     stable(home).unlink()
-    result = run("doctor")
+    result = run("doctor", "--verbose")
     out = result.stdout.decode()
     assert result.returncode == 1
     assert "inside lich:        no" in out
@@ -591,7 +591,7 @@ def test_doctor_reports_and_finds_problems(run, home, standin):
 
 def test_doctor_flags_a_detected_harness_without_lichhook(run, home):
     (home / ".codex").mkdir()
-    result = run("doctor")
+    result = run("doctor", "--verbose")
     assert result.returncode == 1
     assert "problem: codex: detected but lichhook is not registered. Fix:" in result.stdout.decode()
 
@@ -602,7 +602,7 @@ def test_doctor_flags_an_incomplete_registration(run, home):
     data = load(settings)
     del data["hooks"]["Stop"]
     settings.write_text(json.dumps(data))
-    result = run("doctor")
+    result = run("doctor", "--verbose")
     assert result.returncode == 1
     assert "incomplete or out of date" in result.stdout.decode()
 
@@ -682,7 +682,7 @@ def test_doctor_reports_a_config_that_does_not_parse(run, home):
     settings = home / ".claude" / "settings.json"
     settings.parent.mkdir()
     settings.write_text("{oops")
-    result = run("doctor")
+    result = run("doctor", "--verbose")
     out = result.stdout.decode()
     assert result.returncode == 1
     assert f"problem: claude: {settings} is not valid JSON" in out and "Fix:" in out
@@ -696,8 +696,8 @@ def test_every_harness_second_install_is_byte_identical(run, home, harness):
     assert before
     result = ok(run("install", harness))
     assert snapshot(home) == before
-    verbs = {line.split()[0] for line in result.stdout.decode().splitlines() if line.startswith("  ")}
-    assert verbs == {"unchanged"}
+    [line] = [line for line in result.stdout.decode().splitlines() if line.startswith(f"{harness}: ")]
+    assert line.startswith(f"{harness}: unchanged ") and ";" not in line, line
     ok(run("uninstall", harness))
     assert not [p for p in home.rglob("*") if p.is_file() and "lichhook" in p.read_text(errors="replace")]
 
@@ -722,7 +722,7 @@ def test_doctor_names_a_registration_damaged_by_hand(run, home, harness, damage)
     lines = [prefix + value + (";" if harness == "opencode" else "") + "\n" if l.startswith(prefix) else l
              for l in lines]
     path.write_text("".join(lines), encoding="utf-8")
-    result = run("doctor")
+    result = run("doctor", "--verbose")
     out, err = result.stdout.decode(), result.stderr.decode()
     assert result.returncode == 1 and "Traceback" not in err, err
     if harness == "codex" and damage == "deep":  # deeper than the TOML reader goes: the file is named
@@ -764,19 +764,19 @@ def test_doctor_finds_no_problem_in_a_windows_registration_that_names_python_twi
 
 
 def test_opencode_says_when_it_will_install_its_plugin_package_first(run, home):
-    out = ok(run("install", "opencode")).stdout.decode()
+    out = absolute(ok(run("install", "opencode")).stdout.decode(), home)
     folder = home / ".config" / "opencode"
-    assert (f"note: opencode installs @opencode-ai/plugin into {folder} before it loads any plugin, and that "
+    assert (f"note: opencode: opencode installs @opencode-ai/plugin into {folder} before it loads any plugin, and that "
             "folder has no node_modules") in out and "every start waits about 70 s" in out
-    assert f"note: opencode installs @opencode-ai/plugin into {folder}" in run("doctor").stdout.decode()
+    assert f"note: opencode installs @opencode-ai/plugin into {folder}" in run("doctor", "--verbose").stdout.decode()
     # what opencode leaves once its install succeeded: node_modules, and a lock naming the package
     (folder / "node_modules").mkdir()
     (folder / "package.json").write_text('{"dependencies": {"@opencode-ai/plugin": "1.18.33", "zod": "4"}}')
     (folder / "package-lock.json").write_text('{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}}}')
-    assert "has no package-lock.json entry for zod" in run("doctor").stdout.decode()
+    assert "has no package-lock.json entry for zod" in run("doctor", "--verbose").stdout.decode()
     (folder / "package-lock.json").write_text(
         '{"packages": {"": {"dependencies": {"@opencode-ai/plugin": "1.18.33", "zod": "4"}}}}')
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert "@opencode-ai/plugin" not in doctor.stdout.decode()
     assert "problem: opencode" not in doctor.stdout.decode()  # a note, never a problem
 
@@ -853,12 +853,12 @@ def test_doctor_names_a_hooks_archive_from_another_release(run, home):
     hooks = installed_hooks(home)
     data = bytearray(hooks.read_bytes())
     hooks.write_bytes(bytes(data[:-1]) + bytes([data[-1] ^ 1]))  # any other bytes
-    shown = run("doctor")
+    shown = run("doctor", "--verbose")
     assert shown.returncode == 1
     out = shown.stdout.decode()
     assert f"{hooks} does not belong with {stable(home)}" in out, out
     ok(run("install", "claude"))
-    assert "does not belong" not in run("doctor").stdout.decode()
+    assert "does not belong" not in run("doctor", "--verbose").stdout.decode()
 
 
 def test_a_printed_fix_on_windows_is_a_powershell_line_with_the_python_that_runs(monkeypatch):

@@ -19,7 +19,7 @@ import pytest
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
-from testkit.archive import installed_hooks
+from testkit.archive import hook_line, hook_options, installed_hooks
 
 PY = os.path.abspath(sys.executable)
 AGY_FLAT = {"PreInvocation", "PostInvocation", "Stop"}
@@ -41,9 +41,9 @@ def rows(provider: str) -> list:
 def words_of(command: str, home: Path):
     """lichhook's words in a command line it wrote, or None for another command."""
     words = shlex.split(command)
-    if words[:4] != [PY, "-I", "-S", str(installed_hooks(home))]:
+    if words[:6] != [PY, *hook_options(*words[6:]), str(installed_hooks(home))]:
         return None
-    return tuple(words[4:])
+    return tuple(words[6:])
 
 
 def read_back(provider: str, home: Path) -> list:
@@ -209,7 +209,8 @@ def test_an_upgraded_crushrc_line_names_its_event(run, home):
     (line,) = [ln for ln in (folder / "crushrc").read_text().splitlines() if ln.startswith("hook add")]
     words = shlex.split(line)
     # the event word goes in after lichhook's, before what the user added; the timeout stays theirs
-    assert words[words.index("--command") + 1] == f"{old.rsplit(' ', 1)[0]} PreToolUse /my/extra"
+    assert words[words.index("--command") + 1] == hook_line(PY, str(installed_hooks(home)), "crush", "PreToolUse") \
+        + " /my/extra"
     assert words[words.index("--timeout") + 1] == "8"
 
 
@@ -244,7 +245,7 @@ def test_doctor_says_which_event_is_missing(run, home, provider):
     ok(run("install", provider))
     event, words = rows(provider)[-1][:2]
     without(home, provider, event, words)
-    out = run("doctor").stdout.decode()
+    out = run("doctor", "--verbose").stdout.decode()
     lines = [ln for ln in out.splitlines() if ln.startswith(f"problem: {provider}: the registration is incomplete")]
     assert len(lines) == 1, out
     assert f"{event} ('{' '.join(words)}')" in lines[0] and f"install {provider}" in lines[0]
@@ -252,7 +253,7 @@ def test_doctor_says_which_event_is_missing(run, home, provider):
     assert f"hooks:      {total - 1} of {total} registered as this release writes them" in out
     ok(run("install", provider))
     assert read_back(provider, home) == rows(provider)
-    assert "incomplete" not in run("doctor").stdout.decode()
+    assert "incomplete" not in run("doctor", "--verbose").stdout.decode()
 
 
 @pytest.mark.parametrize("provider", HARNESSES)
@@ -279,7 +280,7 @@ def test_doctor_notices_each_event_missing(tmp_path, provider):
         data = load(path)
         table = data["lichhook"] if provider == "antigravity" else data["hooks"]
         flat = provider == "crush" or (provider == "antigravity" and event in AGY_FLAT)
-        line = shlex.join([PY, "-I", "-S", str(archive), *words])
+        line = hook_line(PY, str(archive), *words)
         if flat:
             table[event] = [h for h in table[event] if h["command"] != line]
         else:

@@ -539,7 +539,7 @@ def test_install_replaces_an_earlier_module_and_doctor_calls_it_out_of_date(run,
     for kind, path in paths.items():
         path.parent.mkdir(parents=True)
         path.write_bytes(earlier_module(kind, release, sys.executable, str(legacy)))
-    doctor = run("doctor", env=env).stdout.decode()
+    doctor = run("doctor", "--verbose", env=env).stdout.decode()
     for kind, path in paths.items():
         assert f"problem: {kind}: the registration is incomplete or out of date ({path}" in doctor, doctor
         assert f"command: {sys.executable}{' -I -S' if release == 'flags' else ''} {legacy} {kind}\n" in doctor
@@ -550,7 +550,7 @@ def test_install_replaces_an_earlier_module_and_doctor_calls_it_out_of_date(run,
     for kind, path in paths.items():
         text = path.read_text(encoding="utf-8")
         assert "const EVENTS = {" in text and json.dumps(str(hooks)) in text
-    doctor = run("doctor", env=env).stdout.decode()
+    doctor = run("doctor", "--verbose", env=env).stdout.decode()
     assert "problem: opencode" not in doctor and "problem: omp" not in doctor, doctor
     assert (f"command: {sys.executable} -I -S {hooks} opencode --serve, on session.created, session.status, "
             "tool.execute.before, tool.execute.after, *.asked, session.updated, file.edited\n") in doctor

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lichhook import archive
-from testkit.archive import installed_copy, installed_hooks, same_copy
+from testkit.archive import absolute, hook_line, hook_options, installed_copy, installed_hooks, same_copy
 from testkit.constants import ROOT
 from testkit.environment import lich_env, shadowing_project
 
@@ -78,13 +78,13 @@ def claude_commands(home: Path) -> dict:
 @needs_another_python
 @pytest.mark.parametrize("python", OTHERS)
 def test_install_gives_the_python_it_registers_a_copy_compiled_for_it(run, home, base_env, standin, python):
-    out = ok(run("install", "claude", python=python)).stdout.decode()
+    out = absolute(ok(run("install", "claude", python=python)).stdout.decode(), home)
     copy = installed_copy(home, python)
     asked = archive.interpreter_bytecode(python)
     assert asked is not None and bytecode(copy) == asked.magic != archive.bytecode_magic(run.pyz)
-    assert f"with bytecode for Python {asked.version}" in out and copy.parent.name == f"py{asked.version}"
+    assert f"compiled for Python {asked.version}" in out and copy.parent.name == f"py{asked.version}"
     command = claude_commands(home)["report"]
-    assert shlex.split(command)[:4] == [python, *FLAGS, str(installed_hooks(home, python))]
+    assert shlex.split(command)[:6] == [python, *hook_options("claude"), str(installed_hooks(home, python))]
     assert archive.bytecode_of(archive.read_archive(installed_hooks(home, python))[1]) == asked.magic
     done = subprocess.run(["sh", "-c", command], input=b'{"session_id": "s-compiled"}',
                           env=dict(base_env, **lich_env(standin)), capture_output=True, timeout=30)
@@ -93,7 +93,7 @@ def test_install_gives_the_python_it_registers_a_copy_compiled_for_it(run, home,
 
     # A second install leaves the copy, and every config, as they are.
     before = snapshot(home)
-    out = ok(run("install", "claude", python=python)).stdout.decode()
+    out = absolute(ok(run("install", "claude", python=python)).stdout.decode(), home)
     assert snapshot(home) == before
     assert f"archive: {copy} (up to date)" in out
 
@@ -107,7 +107,7 @@ def test_a_copy_already_compiled_for_this_python_is_the_archive_itself(run, home
 def doctor_finds_nothing_but_trust(run, also: str = "") -> None:
     """doctor names no problem but Codex's trust, which only the user can give (and
     ``also``, when given: one more problem the configs really have)."""
-    out = run("doctor").stdout.decode()
+    out = run("doctor", "--verbose").stdout.decode()
     problems = [line for line in out.splitlines() if line.startswith("problem:")]
     others = [line for line in problems if "Codex does not run lichhook's" not in line]
     assert others == ([others[0]] if also and others and also in others[0] else []), out
@@ -122,7 +122,7 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     assert bytecode(theirs) == archive.interpreter_bytecode(other).magic
     assert f" {installed_hooks(home)} " in claude_commands(home)["stop"]
     codex = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert shlex.split(codex) == [other, *FLAGS, str(installed_hooks(home, other)), "codex"]
+    assert shlex.split(codex) == [other, *hook_options("codex"), str(installed_hooks(home, other)), "codex"]
     doctor_finds_nothing_but_trust(run)
 
     # Each install leaves the other Python's copy alone: nothing changes.
@@ -134,7 +134,7 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     # A copy whose bytecode is not its Python's is named, with the install that mends it.
     shutil.copyfile(mine, theirs)
     shutil.copyfile(installed_hooks(home), installed_hooks(home, other))
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert doctor.returncode == 1
     out = doctor.stdout.decode()
     fix = f"Fix: {other} {run.pyz} install codex"
@@ -145,7 +145,7 @@ def test_two_harnesses_registered_with_two_pythons_each_run_a_copy_of_their_own(
     assert bytecode(theirs) == archive.interpreter_bytecode(other).magic
     doctor_finds_nothing_but_trust(run)
 
-    out = ok(run("uninstall", "codex")).stdout.decode()
+    out = absolute(ok(run("uninstall", "codex")).stdout.decode(), home)
     assert f"archive: removed {theirs} (no harness runs it any more)" in out
     assert not theirs.parent.exists() and mine.exists()
     ok(run("uninstall", "claude"))
@@ -160,8 +160,8 @@ def test_a_new_lichhook_is_given_to_every_python_that_runs_one(run, home, tmp_pa
     shebang, files = archive.read_archive(run.pyz)
     newer = tmp_path / "newer" / "lichhook.pyz"
     archive.write_archive(dict(files, **{"lichhook/NEWS.txt": b"a newer lichhook\n"}), newer, shebang)
-    out = ok(subprocess.run([PY, str(newer), "install", "codex"], env=run.env, capture_output=True,
-                            timeout=120)).stdout.decode()
+    out = absolute(ok(subprocess.run([PY, str(newer), "install", "codex"], env=run.env, capture_output=True,
+                                     timeout=120)).stdout.decode(), home)
     assert f"archive: updated {theirs}, which claude runs with {other}, compiled by it" in out
     refreshed = archive.read_archive(theirs)[1]
     assert refreshed["lichhook/NEWS.txt"] == b"a newer lichhook\n"
@@ -271,7 +271,7 @@ def added_since(data: dict, path: Path, home: Path, hooks: str) -> None:
     place): a hook for every event the descriptor registers, each after the user's
     entries, and the bare ``antigravity`` and ``crush`` naming their event."""
     def cmd(*words: str, timeout: int) -> dict:
-        return {"type": "command", "command": f"{PY} -I -S {hooks} {' '.join(words)}", "timeout": timeout}
+        return {"type": "command", "command": hook_line(PY, hooks, *words), "timeout": timeout}
 
     def group(*handlers: dict, matcher=None) -> list:
         return [dict({} if matcher is None else {"matcher": matcher}, hooks=list(handlers))]
@@ -299,18 +299,30 @@ def added_since(data: dict, path: Path, home: Path, hooks: str) -> None:
         data["hooks"]["PreToolUse"][0]["command"] += " PreToolUse"  # its timeout 9 is the user's
 
 
+def through_launcher(data, hooks: str) -> None:
+    """Each hook command in ``data`` that runs ``hooks`` with ``-I -S`` as this release
+    writes it: through its launcher (changed in place)."""
+    items = data.values() if isinstance(data, dict) else data if isinstance(data, list) else []
+    for value in items:
+        through_launcher(value, hooks)
+    if isinstance(data, dict) and isinstance(data.get("command"), str):
+        words = shlex.split(data["command"])
+        if words[1:4] == ["-I", "-S", hooks]:
+            data["command"] = hook_line(words[0], hooks, *words[4:])
+
+
 def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz, tmp_path):
     texts = previous_release(home, tmp_path)
     legacy = data_dir(home) / "lichhook.pyz"
     legacy.parent.mkdir(parents=True)
     shutil.copyfile(pyz, legacy)
     assert "OLD" not in str(texts)  # the fixture names no placeholder
-    doctor = run("doctor").stdout.decode()
+    doctor = run("doctor", "--verbose").stdout.decode()
     for harness in ("claude", "codex", "antigravity", "crush", "opencode", "omp"):
         assert f"problem: {harness}: the registration is incomplete or out of date" in doctor, harness
     assert "another lichhook archive" not in doctor
 
-    out = ok(run("install", "--all")).stdout.decode()
+    out = absolute(ok(run("install", "--all")).stdout.decode(), home)
     copy, hooks = str(installed_copy(home)), str(installed_hooks(home))
     assert f"archive: removed {legacy} (no harness runs it any more)" in out
     for path, old in texts.items():
@@ -324,6 +336,7 @@ def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz,
                        .replace(f'"{legacy}"', f'"-I", "-S", "{copy}"'))
         if path.suffix == ".json":
             data = json.loads(expected)
+            through_launcher(data, hooks)
             added_since(data, path, home, hooks)
             expected = json.dumps(data, indent=2) + "\n"  # an array laid out like its items
         assert new == expected, path
@@ -351,9 +364,10 @@ def test_a_crushrc_block_of_the_previous_release_is_updated_in_place(run, home):
     (conf / "crushrc").write_text(f"set x 1\n{BEGIN}\n{hook}\n{END}\n")
     ok(run("install", "crush"))
     text = (conf / "crushrc").read_text()
-    assert text == f"set x 1\n{BEGIN}\n" + hook.replace(f"{PY} {legacy} crush",
-                                                        f"{PY} -I -S {installed_hooks(home)} crush PreToolUse") \
-        + f"\n{END}\n"
+    new = hook_line(PY, str(installed_hooks(home)), "crush", "PreToolUse")
+    start, line, end = text[len("set x 1\n"):].split("\n", 2)
+    assert text.startswith("set x 1\n") and (start, end) == (BEGIN, f"{END}\n")
+    assert shlex.split(line) == shlex.split(hook.replace(shlex.quote(f"{PY} {legacy} crush"), shlex.quote(new)))
     ok(run("uninstall", "crush"))
     assert (conf / "crushrc").read_text() == "set x 1\n"
 
@@ -363,7 +377,7 @@ def test_windows_entries_of_the_previous_release_are_updated_in_place(tmp_path):
     from lichhook.install.claude import Claude
     from lichhook.install.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.target import Target, launcher
 
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
@@ -377,17 +391,18 @@ def test_windows_entries_of_the_previous_release_are_updated_in_place(tmp_path):
     codex = {"type": "command", "command": f"C:/Python312/python.exe {legacy.replace(chr(92), '/')} codex",
              "commandWindows": f"{python} {legacy} codex", "timeout": 5}
     (home / ".codex" / "hooks.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [codex]}]}}))
-    target = Target(python, copy, windows=True, short_path=lambda p: None)
+    hooks_archive = copy.replace("lichhook.pyz", "hooks.pyz")
+    target = Target(python, hooks_archive, windows=True, short_path=lambda p: None)
     for edit in Claude(env).install(target) + Codex(env).install(target):
         files.apply(edit)
     hooks = load(home / ".claude" / "settings.json")["hooks"]
     assert len(hooks["Stop"]) == 1 and hooks["Stop"][0]["hooks"][0] == dict(
-        stop, args=["-I", "-S", copy, "claude-code", "stop", "D:\\waits"])
+        stop, args=[*hook_options("claude-code", "stop"), hooks_archive, "claude-code", "stop", "D:\\waits"])
     assert len(hooks["SessionStart"][0]["hooks"]) == 2
     entry = load(home / ".codex" / "hooks.json")["hooks"]["SessionStart"]
     assert len(entry) == 1 and entry[0]["hooks"][0] == dict(
-        codex, command=f"C:/Python312/python.exe -I -S {copy.replace(chr(92), '/')} codex",
-        commandWindows=f"{python} -I -S {copy} codex")
+        codex, command=hook_line("C:/Python312/python.exe", hooks_archive.replace(chr(92), "/"), "codex"),
+        commandWindows=f'{python} -I -S -c "{launcher()}" {hooks_archive} codex')
     for edit in Claude(env).uninstall(target) + Codex(env).uninstall(target):
         files.apply(edit)
     assert not (home / ".claude" / "settings.json").exists() and not (home / ".codex" / "hooks.json").exists()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit.archive import installed_copy
+from testkit.archive import absolute, installed_copy
 
 PY = os.path.abspath(sys.executable)
 ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
@@ -77,7 +77,7 @@ def test_a_linked_settings_file_is_edited_where_it_points_and_stays_a_link(run, 
     link = home / ".claude" / "settings.json"
     link.symlink_to(real)
 
-    out = ok(run("install", "claude")).stdout.decode()
+    out = absolute(ok(run("install", "claude")).stdout.decode(), home)
     assert f"changed {link} (through the link to {real})" in out
     assert link.is_symlink() and os.readlink(link) == str(real)
     assert "claude-code stop" in real.read_text()
@@ -205,7 +205,7 @@ def test_numbers_escapes_and_text_survive_byte_for_byte(run, home, newline):
     assert b"claude-code stop" in settings.read_bytes()
     node_parses(settings)
     node_parses(state)
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert "Traceback" not in out_err(doctor) and "registered: yes" in doctor.stdout.decode()
 
     ok(run("uninstall", "claude"))
@@ -306,14 +306,14 @@ def test_the_archive_stays_while_a_config_that_may_run_it_cannot_be_read(run, ho
     settings = home / ".claude" / "settings.json"
     good = settings.read_bytes()
     settings.write_bytes(good[:-5])  # mid-write, or damaged by hand
-    out = ok(run("uninstall", "codex")).stdout.decode()
+    out = absolute(ok(run("uninstall", "codex")).stdout.decode(), home)
     assert stable(home).exists()
     assert f"archive: kept {stable(home)}: lichhook cannot tell whether claude still runs it, as {settings} " \
            "is not valid JSON" in out
     settings.write_bytes(good)
-    out = ok(run("uninstall", "codex")).stdout.decode()
+    out = absolute(ok(run("uninstall", "codex")).stdout.decode(), home)
     assert f"archive: kept {stable(home)}: claude still runs it ({settings})" in out
-    out = ok(run("uninstall", "claude")).stdout.decode()
+    out = absolute(ok(run("uninstall", "claude")).stdout.decode(), home)
     assert "archive: removed" in out and not stable(home).exists()
 
 
@@ -343,7 +343,7 @@ def test_reinstall_updates_only_lichhooks_words_and_keeps_the_users(run, home, t
         env={"LICHHOOK_WAITS_DIR": "/home/me/waits"}, args=d["mcpServers"]["lichhook"]["args"] + ["--waits-dir", "/w"]))
     edit_json(crush, lambda d: d["hooks"]["PreToolUse"][0].update(timeout=9))
 
-    out = ok(run("doctor", python=str(old))).stdout.decode()
+    out = ok(run("doctor", "--verbose", python=str(old))).stdout.decode()
     assert "customised (install keeps it): arguments after lichhook's: /home/me/waits" in out
     assert "customised (install keeps it): arguments after lichhook's: --waits-dir /w; 'env' added" in out
     assert "timeout 30 (lichhook writes 10)" in out and "verdict: no problem found" in out
@@ -352,7 +352,7 @@ def test_reinstall_updates_only_lichhooks_words_and_keeps_the_users(run, home, t
     assert snapshot(home) == customised  # customised and current: nothing to do
 
     old.unlink()
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert doctor.returncode == 1
     out = doctor.stdout.decode()
     assert f"runs a Python that is missing ({old})" in out
@@ -363,7 +363,7 @@ def test_reinstall_updates_only_lichhooks_words_and_keeps_the_users(run, home, t
     now = snapshot(home)
     for name in (".claude/settings.json", ".claude.json", ".config/crush/crush.json"):
         assert now[name] == customised[name].replace(str(old).encode(), PY.encode()), name
-    assert "verdict: no problem found" in ok(run("doctor")).stdout.decode()
+    assert "verdict: no problem found" in ok(run("doctor", "--verbose")).stdout.decode()
 
     ok(run("uninstall", "claude", "crush"))
     # lichhook made them and nothing else was ever in them (their backups hold only its entries): they go
@@ -377,8 +377,8 @@ def test_an_entry_wrapped_in_another_command_is_left_alone_and_said_so(run, home
         command="nice -n 5 " + d["hooks"]["Stop"][0]["hooks"][0]["command"]))
     other = tmp_path / "python3"
     other.symlink_to(sys.executable)
-    out = ok(run("install", "claude", python=str(other))).stdout.decode()
-    assert "note: left your changed Stop entry in" in out and "cannot tell its own words" in out
+    out = absolute(ok(run("install", "claude", python=str(other))).stdout.decode(), home)
+    assert "note: claude: left your changed Stop entry in" in out and "cannot tell its own words" in out
     stop = json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
     assert stop.startswith(f"nice -n 5 {PY} ")
     start = json.loads(settings.read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"]
@@ -415,7 +415,7 @@ def test_a_harness_rewriting_its_config_meanwhile_loses_nothing(run, home, tmp_p
             command = "install" if rounds % 2 == 0 else "uninstall"
             result = run(command, "claude")
             assert result.returncode == 0 or "kept changing" in result.stderr.decode(), out_err(result)
-            changed += f"changed {state}" in result.stdout.decode()
+            changed += f"changed {state}" in absolute(result.stdout.decode(), home)
             rounds += 1
     finally:
         proc.wait(timeout=120)
@@ -568,7 +568,7 @@ def test_codex_rewritten_by_mcp_add_is_still_found_and_removed_whole(run, home):
     ok(run("install", "codex"))
     assert config.read_text() == f["legacy_after_mcp_add"].replace("# <<< lichhook <<<\n", "").replace(
         f["table"], f["current"])
-    out = run("doctor").stdout.decode()
+    out = run("doctor", "--verbose").stdout.decode()
     assert f"mcp_servers.lichhook in {config}" in out and "registered: yes" in out
     ok(run("uninstall", "codex"))
     assert config.read_text() == f'{f["user"]}\n[mcp_servers.probe]\ncommand = "/bin/true"\n\n{f["tui"]}'
@@ -579,7 +579,7 @@ def test_codex_split_env_table_is_kept_on_reinstall_and_removed_on_uninstall(run
     other = tmp_path / "python3"
     other.symlink_to(sys.executable)
     f, config = codex_config(home, "split_env", python=str(other))
-    out = run("doctor").stdout.decode()
+    out = run("doctor", "--verbose").stdout.decode()
     assert "customised (install keeps it): arguments after lichhook's: --waits-dir /w; 'env' added" in out
     ok(run("install", "codex"))
     assert config.read_text() == f["split_env"].replace(f["table"].replace('"mcp"]', '"mcp", "--waits-dir", "/w"]'),
@@ -620,7 +620,7 @@ def test_an_archive_copy_others_can_change_is_a_problem_install_mends(run, home,
     else:
         hooks.parent.chmod(0o777)
         said = f"{hooks.parent} can be written by anyone"
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert doctor.returncode == 1 and "Traceback" not in out_err(doctor)
     assert said in doctor.stdout.decode() and "no problem found" not in doctor.stdout.decode()
     again = run("install", "claude")
@@ -632,7 +632,7 @@ def test_an_archive_copy_others_can_change_is_a_problem_install_mends(run, home,
         ok(again)
         st = hooks.stat()
         assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (os.geteuid(), 0o755)
-    ok(run("doctor"))
+    ok(run("doctor", "--verbose"))
 
 
 # -- no traceback, whatever the surroundings ------------------------------------------------
@@ -657,7 +657,7 @@ def test_a_python_that_writes_no_archive_is_named_not_a_traceback(run, home, tmp
     result = run("install", "claude")
     assert "Traceback" not in out_err(result)
     assert result.returncode == 0, out_err(result)
-    assert f"archive: left {old / 'lichhook.pyz'} as it is" in result.stdout.decode()
+    assert f"archive: left {old / 'lichhook.pyz'} as it is" in absolute(result.stdout.decode(), home)
     assert f"{fake} exited without writing" in result.stdout.decode()
 
 

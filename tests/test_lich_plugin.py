@@ -104,7 +104,7 @@ def test_install_replace_removes_lich_plugin_through_claude_and_prints_the_way_b
            "lich@lich-plugin" in out
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     assert "SessionStart" in settings["hooks"]
-    doctor = run("doctor", env={"PATH": fake_bin(tmp_path, "claude")})
+    doctor = run("doctor", "--verbose", env={"PATH": fake_bin(tmp_path, "claude")})
     assert "lich-plugin" not in doctor.stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
 
 
@@ -117,10 +117,16 @@ def test_install_replace_that_fails_changes_nothing(run, home, tmp_path):
     assert files_under(home) == before
 
 
-def test_lichhooks_own_plugin_route_is_not_refused(run, home):
+def test_lichhooks_own_plugin_is_kept_and_no_config_entries_go_beside_it_without_the_cli(run, home):
+    # issue 36.3: a later `install claude` without `claude` on PATH wrote settings.json
+    # entries beside lichhook's installed plugin: 8 reports a turn instead of 4
     claude_has_lich_plugin(home, "0.18.0+lichhook.0123abcd", ours=True)
-    result = run("install", "claude", "--dry-run")
-    assert result.returncode == 0, result.stderr.decode()
+    before = files_under(home)
+    result = run("install", "claude")
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "every report would be sent twice" in err, err
+    assert "lichhook, where lich reads lich-plugin" in err and "`claude` is not on PATH" in err  # not lich-plugin
+    assert files_under(home) == before
 
 
 def test_broken_installed_plugins_json_is_named_and_nothing_changes(run, home):
@@ -132,15 +138,15 @@ def test_broken_installed_plugins_json_is_named_and_nothing_changes(run, home):
     err = result.stderr.decode()
     assert str(records) in err and "not valid JSON" in err
     assert files_under(home) == before
-    doctor = run("doctor")
+    doctor = run("doctor", "--verbose")
     assert doctor.returncode == 1 and str(records) in doctor.stdout.decode()
 
 
 def test_doctor_names_lich_plugin_beside_lichhook_as_a_problem(run, home):
     assert run("install", "claude").returncode == 0
-    assert "lich-plugin" not in run("doctor").stdout.decode()
+    assert "lich-plugin" not in run("doctor", "--verbose").stdout.decode()
     claude_has_lich_plugin(home)
-    result = run("doctor")
+    result = run("doctor", "--verbose")
     assert result.returncode == 1
     out = result.stdout.decode()
     assert "lich reads: lich-plugin 0.17.2" in out
@@ -172,6 +178,47 @@ def test_a_codex_that_hangs_is_stopped_and_named(tmp_path):
         harnesscli.run(program, ["plugin", "list", "--json"], env, timeout=1)
     assert "did not finish within 1 s" in str(caught.value)
     assert time.monotonic() - started < 30  # killed, not waited for
+
+
+NODE_CRASH = """file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4211
+""" + "var a=1;" * 2000 + """throw new Error("x")
+                                                   ^
+
+Error: Plugin "lich@lich-plugin" not found in any marketplace
+    at hx (file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4211:120)
+    at async Promise.all (index 0)
+
+Node.js v22.12.0
+"""
+RUST_PANIC = """thread 'main' panicked at codex-rs/cli/src/plugin.rs:88:14:
+called `Option::unwrap()` on a `None` value
+stack backtrace:
+   0: rust_begin_unwind
+             at /rustc/90b35a/library/std/src/panicking.rs:665:5
+   1: codex::plugin::add
+note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
+"""
+PYTHON_CRASH = """Traceback (most recent call last):
+  File "/usr/bin/tool", line 3, in <module>
+    raise ValueError("bad marketplace")
+ValueError: bad marketplace
+"""
+
+
+@pytest.mark.parametrize("output, said", [
+    (NODE_CRASH, 'Error: Plugin "lich@lich-plugin" not found in any marketplace'),
+    (RUST_PANIC, "called `Option::unwrap()` on a `None` value"),
+    (PYTHON_CRASH, "ValueError: bad marketplace"),
+    ("Plugin not found in marketplace\n", "Plugin not found in marketplace"),
+], ids=["node", "rust", "python", "plain"])
+def test_a_cli_that_crashes_is_quoted_by_its_error_not_its_backtrace(tmp_path, output, said):
+    script = tmp_path / "claude"
+    (tmp_path / "out.txt").write_text(output)
+    script.write_text(f"#!{sys.executable}\nimport sys\nsys.stderr.write(open({str(tmp_path / 'out.txt')!r}).read())\n"
+                      "sys.exit(1)\n")
+    script.chmod(0o755)
+    result = harnesscli.run(str(script), ["plugin", "install", "lich@lich-plugin"], dict(os.environ))
+    assert result.describe() == f"`claude plugin install lich@lich-plugin` exited with 1: {said}"
 
 
 @pytest.mark.parametrize("harness, where", [
@@ -286,7 +333,7 @@ def test_plugin_route_moves_config_entries_into_the_plugin_and_back(run, home, t
     assert row["version"].startswith("0.14.0+lichhook.")
     hooks = json.loads((Path(row["installPath"]) / "hooks" / "hooks.json").read_text())["hooks"]
     assert "claude-code stop" in json.dumps(hooks["Stop"])
-    doctor = run("doctor", env={"PATH": path})
+    doctor = run("doctor", "--verbose", env={"PATH": path})
     out = doctor.stdout.decode()
     assert "hooks:      10 of 10 registered" in out and f"plugin: lich@lich-plugin {row['version']}" in out, out
     again = run("install", "claude", env={"PATH": path})
@@ -356,7 +403,7 @@ def test_the_release_as_the_plugin_is_lichhook_and_config_entries_beside_it_are_
     for args in (["plugin", "marketplace", "add", str(build_zipapp.release_dir(pyz))],
                  ["plugin", "install", "lich@lich-plugin"]):
         subprocess.run(["claude", *args], env=env, check=True, timeout=60)
-    doctor = run("doctor", env={"PATH": path}).stdout.decode()
+    doctor = run("doctor", "--verbose", env={"PATH": path}).stdout.decode()
     section = doctor.split("Claude Code (claude)")[1].split("\n\n")[0]
     assert "registered: yes, as the release plugin" in section and "(exists)" in section, section
     assert "problem: claude:" not in doctor
@@ -364,6 +411,24 @@ def test_the_release_as_the_plugin_is_lichhook_and_config_entries_beside_it_are_
     refused = run("install", "claude", env=config_route)
     assert refused.returncode == 1 and "every report would be sent twice" in refused.stderr.decode()
     assert not (home / ".claude" / "settings.json").exists()
+
+
+def test_replacing_a_marketplace_that_holds_the_installed_plugin_puts_back_both(run, pyz, home, base_env, tmp_path):
+    # lichhook's release, installed as Claude Code's plugin from its own folder: --replace
+    # removes that marketplace, and the plugin installed from it goes with it.
+    import subprocess
+
+    import build_zipapp
+
+    path = fake_claude(tmp_path)
+    release = build_zipapp.release_dir(pyz)
+    for args in (["plugin", "marketplace", "add", str(release)], ["plugin", "install", "lich@lich-plugin"]):
+        subprocess.run(["claude", *args], env=dict(base_env, PATH=path), check=True, timeout=60)
+    replaced = run("install", "claude", "--replace", env={"PATH": path})
+    out = replaced.stdout.decode()
+    assert replaced.returncode == 0, replaced.stderr.decode()
+    assert f"to put it back: claude plugin marketplace add {release} && claude plugin install lich@lich-plugin" \
+        in out, out
 
 
 def test_windows_keeps_the_config_route(tmp_path, home):

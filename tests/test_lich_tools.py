@@ -77,7 +77,7 @@ def test_crush_block_with_lichs_server_read_and_repaired_as_lich_does(run, home,
     assert command == str(lich)
     assert f"mcp add lich --type stdio --command '{lich}' --args mcp --timeout 10" in block
     again = run("install", "crush", env={"LICH_BIN": str(lich)})
-    doctor = run("doctor", env={"LICH_BIN": str(lich)}).stdout.decode()
+    doctor = run("doctor", "--verbose", env={"LICH_BIN": str(lich)}).stdout.decode()
     assert again.returncode == 0 and f"lich's tools: `{lich} mcp`, lich's marker at {RELEASE}" in doctor, doctor
     assert run("uninstall", "crush").returncode == 0
     assert rc.read_text() == mine
@@ -149,11 +149,11 @@ def test_crush_and_antigravity_registrations_have_the_shape_read_and_run_the_ser
 
 def test_doctor_names_lichs_tools_and_a_registration_whose_lich_is_gone(run, home, lich):
     assert run("install", "omp", env={"LICH_BIN": str(lich)}).returncode == 0
-    fine = run("doctor", env={"LICH_BIN": str(lich)}).stdout.decode()
+    fine = run("doctor", "--verbose", env={"LICH_BIN": str(lich)}).stdout.decode()
     assert f"lich's tools: `{lich} mcp`, lich's marker at {RELEASE}" in fine, fine
     assert "lich's own install or update of its plugin here replaces lichhook's marked part" in fine
     lich.unlink()
-    gone = run("doctor").stdout.decode()
+    gone = run("doctor", "--verbose").stdout.decode()
     assert f"it names {lich}, which is not there" in gone, gone
 
 
@@ -167,7 +167,7 @@ def test_after_lichs_own_update_lich_plugin_is_what_runs_and_uninstall_keeps_lic
     doc = json.loads(mcp.read_text())
     doc["mcpServers"]["lich"] = {"command": str(lich), "args": ["mcp"]}
     mcp.write_text(json.dumps(doc, indent=2) + "\n")
-    doctor = run("doctor", env={"LICH_BIN": str(lich)}).stdout.decode()
+    doctor = run("doctor", "--verbose", env={"LICH_BIN": str(lich)}).stdout.decode()
     assert "lich reads: lich-plugin 0.20.0" in doctor, doctor
     assert run("uninstall", "omp").returncode == 0
     assert module.read_text().startswith("// lich-plugin v0.20.0")

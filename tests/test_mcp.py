@@ -6,9 +6,12 @@ import asyncio
 import json
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
+
+from lichhook.jsonint import json_int
 
 NODE = "mcpnode"
 TOOL = "claude_code_wait"
@@ -155,7 +158,7 @@ def converse(pyz: Path, env: dict, lines: list, timeout: float = 30) -> tuple[li
     data = b"".join((line if isinstance(line, bytes) else line.encode("utf-8")) + b"\n" for line in lines)
     done = subprocess.run([sys.executable, str(pyz), "mcp"], input=data, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    return [json.loads(line) for line in done.stdout.splitlines()], done
+    return [json.loads(line, parse_int=json_int) for line in done.stdout.splitlines()], done
 
 
 def req(id_, method, params=None) -> str:  # type: ignore[no-untyped-def]
@@ -215,8 +218,6 @@ def strict_json(line: bytes) -> object:
 
 def test_numbers_json_does_not_have_are_never_echoed(pyz, server_env):
     lines = [
-        '{"jsonrpc": "2.0", "id": 1e400, "method": "ping"}',
-        '{"jsonrpc": "2.0", "id": -1e400, "method": "ping"}',
         '{"jsonrpc": "2.0", "id": NaN, "method": "ping"}',
         '{"jsonrpc": "2.0", "id": Infinity, "method": "ping"}',
         '{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}',
@@ -227,7 +228,22 @@ def test_numbers_json_does_not_have_are_never_echoed(pyz, server_env):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
     answers = [strict_json(line) for line in done.stdout.splitlines()]
     codes = [(a["id"], a.get("error", {}).get("code")) for a in answers]
-    assert codes == [(None, -32600), (None, -32600), (None, -32700), (None, -32700), (1.5, None), (2, None)]
+    assert codes == [(None, -32700), (None, -32700), (1.5, None), (2, None)]
+
+
+def test_a_number_id_is_echoed_as_written(pyz, server_env):
+    # JSON-RPC answers with the id it was given; read as a Python float, -1e-400 would
+    # come back as -0.0, 1e400 as Infinity (not JSON), 1.10 as 1.1.
+    ids = ["-1e-400", "1e400", "-1e400", "1.10", "1E+2", "-0", "-0.0", "9" * 5000, "7", "-12"]
+    lines = ['{"jsonrpc": "2.0", "id": %s, "method": "ping"}' % i for i in ids]
+    lines.append('{"jsonrpc": "2.0", "id": 2.50, "method": "no/such"}')
+    data = "".join(line + "\n" for line in lines).encode()
+    done = subprocess.run([sys.executable, str(pyz), "mcp"], input=data, env=server_env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    answers = done.stdout.decode().splitlines()
+    assert [line.split('"id": ')[1].split(",")[0] for line in answers] == ids + ["2.50"], answers
+    codes = [json.loads(line, parse_int=str, parse_float=str).get("error", {}).get("code") for line in answers]
+    assert codes == [None] * len(ids) + ["-32601"]
 
 
 def test_lone_surrogates_are_answered_and_the_server_survives(pyz, server_env, waits):
@@ -327,7 +343,7 @@ def test_big_integers_are_json_and_the_server_survives(pyz, server_env, waits):
     # Parsed, so refused for what it is (an unknown argument), not as "not JSON".
     refused = answers[0]["result"]
     assert refused["isError"] is True and "unknown argument 'n'" in refused["structuredContent"]["error"]
-    assert (answers[1]["id"], answers[1]["error"]["code"]) == (None, -32600)
+    assert (answers[1]["id"], answers[1]["result"]) == (Decimal(big), {})  # the id echoed as given
     assert answers[2] == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from testkit.archive import absolute
 from testkit.environment import lich_env
 
 SUB_TASK_DIR = "2026-11-30T23-19-28-946Z_01a22ec1-97b2-7095-8c31-d3e20ad35509"
@@ -51,13 +52,13 @@ def test_install_and_doctor_use_the_folder_omp_reads(run, home, tmp_path, enviro
     elsewhere = tmp_path / "agent elsewhere"
     env = {k: expand(v, home, elsewhere) for k, v in environ.items()}
     agent = Path(expand(folder, home, elsewhere)) if folder.startswith("ABS") else home / folder
-    out = ok(run("install", "omp", env=env)).stdout.decode()
+    out = absolute(ok(run("install", "omp", env=env)).stdout.decode(), home)
     module = agent / "extensions" / "lich.js"
     assert f"created {module}" in out
     written = sorted(p for p in list(home.rglob("lich.js")) + list(tmp_path.glob("agent*/**/lich.js")))
     assert written == [module]  # nowhere else
     assert json.loads((agent / "mcp.json").read_text())["mcpServers"]["lichhook"]["args"][-1] == "mcp"
-    doctor = run("doctor", env=env).stdout.decode()
+    doctor = run("doctor", "--verbose", env=env).stdout.decode()
     omp = doctor.split("oh-my-pi (omp)")[1]
     assert "registered: yes" in omp and f"module in {module}" in omp
     assert "problem: omp" not in doctor
@@ -74,7 +75,7 @@ def test_a_profile_omp_refuses_is_refused_naming_it(run, home, variable, value):
     err = result.stderr.decode()
     assert f"{variable}={value!r} is not a profile name omp accepts" in err and "omp itself refuses" in err
     assert not (home / ".omp").exists()
-    doctor = run("doctor", env={variable: value})
+    doctor = run("doctor", "--verbose", env={variable: value})
     assert doctor.returncode == 1
     assert f"problem: omp: {variable}={value!r} is not a profile name omp accepts" in doctor.stdout.decode()
 

@@ -49,5 +49,5 @@ def test_windows_folders_follow_the_home_of_the_configs(monkeypatch, environ, lo
 
     assert coldstart.windows_local(environ) == local
     monkeypatch.setattr(sys, "platform", "win32")
-    for where in (coldstart.user_state_dir(environ), coldstart.user_config_dir(environ), paths.user_data_dir(environ)):
+    for where in (coldstart.user_state_dir(environ), coldstart.user_config_dir(environ), coldstart.user_data_dir(environ)):
         assert where == os.path.join(local, "lichhook")

@@ -16,6 +16,7 @@ import pytest
 from lichhook.adapters import BY_PROVIDER
 from lichhook.contracts import RELEASE
 from lichhook.descriptor import registrations
+from lichhook.install.target import launcher
 from testkit.environment import lich_env
 
 import build_zipapp
@@ -52,6 +53,23 @@ def test_the_build_writes_the_same_release_twice(pyz, release, tmp_path):
         build_zipapp.write_release(tmp_path / "foreign" / "lichhook.pyz")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+@pytest.mark.parametrize("umask", [0o000, 0o077])
+def test_the_releases_modes_do_not_follow_the_builders_umask(pyz, tmp_path, umask):
+    # 0o000 left every folder writable by anyone (the plugin a harness copies and runs);
+    # 0o077 left them unreadable to the user a release is copied for.
+    out = tmp_path / "lichhook.pyz"
+    shutil.copy(pyz, out)
+    before = os.umask(umask)
+    try:
+        folder = build_zipapp.write_release(out)
+    finally:
+        os.umask(before)
+    modes = {p.relative_to(folder).as_posix(): p.stat().st_mode & 0o777 for p in [folder, *folder.rglob("*")]}
+    assert {rel: mode for rel, mode in modes.items() if mode not in (0o644, 0o755)} == {}
+    assert all(mode == 0o755 for rel, mode in modes.items() if (folder / rel).is_dir())
+
+
 def test_manifests_name_lich_plugin_and_the_versions_lich_reads(release, pyz):
     assert (release / "lichhook.pyz").read_bytes() == pyz.read_bytes()
     assert (release / "lichhook-plugin.txt").is_file()
@@ -80,7 +98,7 @@ def test_hooks_are_the_descriptors_registrations(release, harness, hooks_file):
     if harness == "codex":
         for groups in hooks.values():
             for h in groups[0]["hooks"]:
-                assert h["commandWindows"].startswith('py -3 -I -S "${CLAUDE_PLUGIN_ROOT}\\lichhook.pyz" ')
+                assert h["commandWindows"].startswith(f'py -3 -I -S -c "{launcher()}" "${{CLAUDE_PLUGIN_ROOT}}\\lichhook.pyz" ')
 
 
 @pytest.mark.parametrize("harness, hooks_file, payload", [
@@ -98,6 +116,20 @@ def test_the_start_hook_runs_from_the_installed_plugin_and_reports(release, harn
     assert report.verdict == "accepted"
     assert report.accepted["provider"] == harness
     assert report.accepted["provider_session_id"] == payload["session_id"]
+
+
+@pytest.mark.parametrize("harness, hooks_file", [("claude", "hooks/hooks.json"), ("codex", "hooks/codex-hooks.json")])
+def test_every_hook_of_an_installed_release_whose_archive_is_gone_lets_its_harness_through(release, harness,
+                                                                                           hooks_file, base_env,
+                                                                                           tmp_path):
+    installed = tmp_path / "cache" / "lich"
+    shutil.copytree(release, installed)
+    (installed / "lichhook.pyz").unlink()
+    for groups in load(installed / hooks_file)["hooks"].values():
+        for h in groups[0]["hooks"]:
+            command = h["command"].replace("${CLAUDE_PLUGIN_ROOT}", str(installed))
+            result = subprocess.run(["sh", "-c", command], input=b"{}", env=base_env, capture_output=True, timeout=30)
+            assert (result.returncode, result.stdout, result.stderr) == (0, b"", b""), command
 
 
 def test_codex_mcp_server_starts_from_the_plugin_folder(release, base_env, tmp_path):

@@ -139,7 +139,7 @@ def test_root_installing_for_a_user_makes_every_file_as_them(world, user):
         st = path.stat()  # made by the user, in the group sudo names
         assert (st.st_uid, st.st_gid) == (user.pw_uid, sudo_gid), path
     assert stat.S_IMODE(installed_copy(home, SYSTEM_PYTHON).stat().st_mode) == 0o755
-    done = as_root(archive, home, "doctor", extra=extra)
+    done = as_root(archive, home, "doctor", "--verbose", extra=extra)
     assert "Traceback" not in text(done) and "registered: yes" in done.stdout.decode()
     done = as_root(archive, home, "uninstall", "claude", extra=extra)
     assert done.returncode == 0, text(done)
@@ -200,7 +200,7 @@ def test_root_in_its_own_home_never_runs_a_python_another_user_could_change(worl
     crush.parent.mkdir(parents=True)
     crush.write_text(json.dumps({"hooks": {"PreToolUse": [
         {"name": "lichhook", "command": f"{fake} -I -S {other_copy} crush PreToolUse", "timeout": 5}]}}))
-    doctor = as_root(archive, home, "doctor")
+    doctor = as_root(archive, home, "doctor", "--verbose")
     assert "Traceback" not in text(doctor) and doctor.returncode == 1
     assert f"{fake}" in doctor.stdout.decode() and "belongs to" in doctor.stdout.decode()
     done = as_root(archive, home, "install", "claude")

@@ -164,7 +164,7 @@ def test_token_absent_from_every_subcommand(pyz, secret_env, fault_server, tmp_p
 
 def test_doctor_says_the_token_is_set_without_showing_it(pyz, secret_env, fault_server):
     env = dict(secret_env, LICH_PORT=str(fault_server().port))
-    done = sh(pyz, env, "doctor", timeout=60)
+    done = sh(pyz, env, "doctor", "--verbose", timeout=60)
     assert_no_token(done, "doctor")
     assert b"LICH_TOKEN" in done.stdout  # it does talk about the token, just never its value
 

@@ -15,7 +15,7 @@ import pytest
 
 from lichhook.archive import archive_bytes, legacy_pyc, members, stamp
 from lichhook.install.stable import copy_archive
-from testkit.archive import STALE_START, installed_copy, installed_hooks
+from testkit.archive import STALE_START, hook_options, installed_copy, installed_hooks
 from testkit.environment import other_pythons, shadowing_project
 
 PLUGIN = "from lichhook import hookimpl\n"  # any plugin file sends the hook through the host
@@ -56,7 +56,7 @@ def test_doctor_names_a_missing_complete_archive(run, installed):
     env, complete, hooks = installed
     assert run("uninstall", "claude").returncode == 0  # its MCP server names the complete archive itself
     complete.unlink()
-    done = run("doctor")
+    done = run("doctor", "--verbose")
     out = done.stdout.decode()
     assert done.returncode == 1 and "no problem found" not in out
     assert f"{complete}" in out and "missing" in out.split("problem:", 1)[1]
@@ -105,7 +105,8 @@ def test_a_hook_running_while_install_replaces_its_archives_sends_its_report(ins
     env = dict(plugin_env if with_plugin else {k: v for k, v in plugin_env.items() if k != "LICHHOOK_PLUGIN_DIR"},
                **standin.environ(), LICHHOOK_DEBUG="1")
     upgrade, before = next_release(complete.read_bytes()), hooks.read_bytes()
-    proc = started([sys.executable, "-I", "-S", str(hooks), provider, event], env)
+    # run as registered: through the launcher (lichhook.install.target)
+    proc = started([sys.executable, *hook_options(provider, event), str(hooks), provider, event], env)
     copy_archive(upgrade, str(complete))
     assert hooks.read_bytes() != before
     out, err = proc.communicate(json.dumps(payload).encode(), timeout=30)

@@ -14,7 +14,8 @@ from lichhook.install import doctor, files
 from lichhook.install.antigravity import Antigravity
 from lichhook.install.codex import Codex
 from lichhook.install.harness import Env
-from lichhook.install.target import Target
+from lichhook.install.target import Target, launcher
+from testkit.archive import hook_line, hook_options
 
 
 def windows_env(tmp_path) -> Env:
@@ -151,7 +152,7 @@ def test_every_codex_hook_gets_its_windows_line_and_the_quotes_are_said_once(tmp
     for event, regs in rows("codex").items():
         handlers = [h for g in hooks[event] for h in g["hooks"]]
         assert [h["commandWindows"] for h in handlers] == [
-            f'C:\\Python312\\python.exe -I -S "{archive}" {" ".join(r.words)}' for r in regs]
+            f'C:\\Python312\\python.exe -I -S -c "{launcher()}" "{archive}" {" ".join(r.words)}' for r in regs]
         assert [h["timeout"] for h in handlers] == [r.timeout for r in regs]
     assert len([n for n in codex.notes(target) if n.startswith("Codex on Windows:")]) == 1
 
@@ -168,7 +169,7 @@ def test_every_claude_hook_is_in_the_exec_form_and_doctor_finds_it_complete(tmp_
     for event, regs in rows("claude").items():
         (group,) = hooks[event]
         assert group.get("matcher") == regs[0].matcher
-        assert group["hooks"] == [{"type": "command", "command": python, "args": ["-I", "-S", archive, *r.words],
+        assert group["hooks"] == [{"type": "command", "command": python, "args": [*hook_options(*r.words), archive, *r.words],
                                    "timeout": r.timeout} for r in regs]
     problems: list = []
     out = io.StringIO()
@@ -196,5 +197,5 @@ def test_antigravity_and_crush_write_every_hook_as_one_posix_line_with_forward_s
     else:
         table = json.loads((home / ".config/crush/crush.json").read_text())["hooks"]
         commands = {e: [h["command"] for h in items] for e, items in table.items()}
-    assert commands == {event: [f"C:/Python312/python.exe -I -S C:/Users/zoe/AppData/Local/lichhook/py3.12/hooks.pyz "
-                                f"{' '.join(r.words)}" for r in regs] for event, regs in rows(provider).items()}
+    assert commands == {event: [hook_line("C:/Python312/python.exe", "C:/Users/zoe/AppData/Local/lichhook/py3.12/hooks.pyz",
+                                          *r.words) for r in regs] for event, regs in rows(provider).items()}

@@ -147,7 +147,9 @@ def _folder(environ: "Mapping[str, str]", kind: str, variable: str, default: str
     if sys.platform == "win32":  # config, state and data alike, as platformdirs has them
         return os.path.join(windows_local(environ), APP)
     value = environ.get(variable, "")
-    if not value.strip():
+    if not value.strip() or not os.path.isabs(value):
+        # The XDG spec: a relative path is invalid and ignored. Taken as is, it would be
+        # resolved in whatever folder a hook starts in: each session's project.
         value = os.path.expanduser(default)
     return os.path.join(value, APP)
 
@@ -160,3 +162,9 @@ def user_config_dir(environ: "Mapping[str, str]" = os.environ) -> str:
 def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_state_dir("lichhook", appauthor=False)."""
     return _folder(environ, "state", "XDG_STATE_HOME", "~/.local/state")
+
+
+def user_data_dir(environ: "Mapping[str, str]" = os.environ) -> str:
+    """platformdirs.user_data_dir("lichhook", appauthor=False), except that on Windows it
+    follows the home the harness configs are found in (``windows_local``)."""
+    return _folder(environ, "data", "XDG_DATA_HOME", "~/.local/share")

@@ -17,10 +17,12 @@ from typing import Dict, List, Optional
 from lichhook.install import (
     assemble, files, harnesses, lichplugin, madefolders, ownership, pluginroute, replace, stable)
 from lichhook.install.assemble import oldest_python
+from lichhook.install.face import FromHome, Problem, Progress, changes_line, closing_line, note_lines, problem_lines
 from lichhook.install.harness import Env
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners, become_home_owner, run_problem
 from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
+from lichhook.install.quoting import ps_command, sh_quote
 from lichhook.install.target import Target, current_python
 from lichhook.textout import tolerant_stdio
 
@@ -80,6 +82,15 @@ def _plan(chosen: list, target: Target, action: str) -> tuple:
         else:
             plans.append((h, planned))
     return plans, skipped
+
+
+def _done(done: list, notes: list, out) -> None:
+    """One line per harness, with what happened to its files; their notes below, grouped."""
+    for h, planned in done:
+        out.write(changes_line(h.name, planned) + "\n")
+        notes += [(h.name, h.title, note) for p in planned for note in p.notes]
+    for line in note_lines(notes):
+        out.write(line + "\n")
 
 
 def _show(plans: list, dry_run: bool, out) -> None:
@@ -241,18 +252,21 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     except ConfigError as exc:
         sys.stderr.write(f"lichhook install: {exc}\n" + ("" if getattr(exc, "partly_done", False) else "Nothing was changed.\n"))
         return 1
-    out.write(f"archive: copied {shown} to {dest}, {compiled}\n" if copy else f"archive: {dest} (up to date)\n")
-    out.write(f"python:  {target.python}\n")
+    out = _from_home(env)
+    runs = f"the hooks run {target.python} {target.archive}"
+    out.write(f"archive: copied {shown} to {dest}, compiled for Python {bytecode.version}; {runs}\n" if copy
+              else f"archive: {dest} (up to date); {runs}\n")
     done, failed = _apply(plans, owners, "install")
-    _show(done, False, out)
-    _after(done, failed, lambda h: h.after_install(target, owners), "install", out)
+    notes: list = []
+    _after(done, failed, lambda h: h.after_install(target, owners), "install", notes)
+    todo = []
     for h, applied in done:
         if any(p.changed for p in applied):
-            for note in h.notes(target):
-                out.write(f"note: {note}\n")
-        for _, problem, fix in _checks(h, target):
-            if problem:
-                out.write(f"note: {problem}. To run it: {fix}.\n")
+            notes += [(h.name, h.title, note) for note in h.notes(target)]
+        todo += [Problem(h.name, problem, fix, *cause) for _, problem, fix, *cause in _checks(h, target) if problem]
+    _done(done, notes, out)
+    for line in problem_lines(todo, "note: "):
+        out.write(line + "\n")
     for h, errors in failed:
         for e in errors:
             sys.stderr.write(f"lichhook install: {h.name}: {e}\n")
@@ -260,7 +274,23 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
         _report_skipped("install", skipped, True)
     _tend_copies(env, target, out, source=source, owners=owners)
     _remember_folders(target, owners)
+    _close("install", done, failed, bool(todo), out)
     return 1 if skipped or failed else 0
+
+
+def _from_home(env: Env):  # type: ignore[no-untyped-def]
+    """stdout, with the paths in the home written from it."""
+    return FromHome(sys.stdout, _home_or_none(env), env.windows)
+
+
+def _close(command: str, done: list, failed: list, todo: bool, out) -> None:
+    broken = {h.name for h, _ in failed}
+    names = [h.name for h, _ in done if h.name not in broken]
+    changed = sum(1 for h, applied in done if h.name not in broken for p in applied if p.changed)
+    archive = stable.running_archive_or_none() or "lichhook.pyz"
+    doctor = (ps_command([current_python(), archive, "doctor"]) if sys.platform == "win32"
+              else f"python3 {sh_quote(archive)} doctor")
+    out.write(closing_line(command, names, changed, todo, doctor) + "\n")
 
 
 def _remember_folders(target: Target, owners: Optional[Owners]) -> None:
@@ -279,7 +309,7 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
     for h in chosen:
         h.replacing = replace
         try:
-            seen = lichplugin.foreign(h) or pluginroute.release_beside_config(h)
+            seen = lichplugin.foreign(h) or pluginroute.beside_config(h)
         except ConfigError as exc:
             blocked.append((h, [str(exc)]))
             continue
@@ -312,18 +342,20 @@ def _replace(plans: list, replacing: dict, out) -> tuple:
     return kept, failed
 
 
-def _after(done: list, failed: list, step, command: str, out) -> None:
+def _after(done: list, failed: list, step, command: str, notes: list) -> None:
     """A harness CLI's part of install or uninstall, once the harness's files are written
-    (not for a harness whose files failed)."""
+    (not for a harness whose files failed); what it says goes to ``notes``."""
     broken = {h.name for h, _ in failed}
+    progress = Progress(sys.stderr)
     for h, _ in done:
         if h.name in broken:
             continue
+        progress.say(f"{command}: {h.title}'s part")
         try:
-            for line in step(h):
-                out.write(f"{line}\n")
+            notes += [(h.name, h.title, line) for line in step(h)]
         except ConfigError as exc:
             failed.append((h, [f"{exc}; run {command} {h.name} again"]))
+    progress.done()
 
 
 def _checks(h, target: Target) -> list:
@@ -349,9 +381,11 @@ def _uninstall(argv: List[str]) -> int:
         if skipped:
             _report_skipped("uninstall", skipped, False)
         return 1 if skipped else 0
+    out = _from_home(env)
     done, failed = _apply(plans, _owners(env), "uninstall")
-    _show(done, False, out)
-    _after(done, failed, lambda h: h.after_uninstall(target), "uninstall", out)
+    notes: list = []
+    _after(done, failed, lambda h: h.after_uninstall(target), "uninstall", notes)
+    _done(done, notes, out)
     for h, errors in failed:
         for e in errors:
             sys.stderr.write(f"lichhook uninstall: {h.name}: {e}\n")
@@ -360,6 +394,7 @@ def _uninstall(argv: List[str]) -> int:
     _tend_copies(env, target, out)
 
     madefolders.prune(target.root, out, _owners(env))
+    _close("uninstall", done, failed, False, out)
     return 1 if skipped or failed else 0
 
 

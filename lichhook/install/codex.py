@@ -137,7 +137,7 @@ class Codex(pluginroute.PluginRouted):
         raw = files.read(self.hooks_path())
         try:
             doc = json.loads(raw.decode("utf-8")) if raw is not None else None
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
         hooks = doc.get("hooks") if isinstance(doc, dict) else None
         if not isinstance(hooks, dict):
@@ -180,8 +180,11 @@ class Codex(pluginroute.PluginRouted):
                 codextrust.MODIFIED: "changed since you trusted it",
                 None: "written in a way Codex cannot run",
             }[status]
+            # hooks in one state, with one fix, are one line in doctor and install (face)
+            cause = "hooks " + said.replace(" it", " them")
             if not enabled:
                 said = f"turned off in Codex's /hooks ({said})"
+                cause = "hooks turned off in Codex's /hooks"
                 fix = "start codex, open /hooks and turn it on" + ("" if status == codextrust.TRUSTED else
                                                                    ", then trust it (press t on it)")
             elif status is None:
@@ -190,7 +193,7 @@ class Codex(pluginroute.PluginRouted):
                 fix = TRUST_FIX
             said += ", so Codex skips it without a word"
             out.append((f"trust: {label}: {said} (Codex's key {key})",
-                        f"Codex does not run lichhook's {label} in {self.hooks_path()}: it is {said}", fix))
+                        f"Codex does not run lichhook's {label} in {self.hooks_path()}: it is {said}", fix, cause))
         return out
 
 

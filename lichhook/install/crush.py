@@ -189,7 +189,7 @@ class Crush(harness.EntryHarness):
                 if command is None:
                     found.append(harness.Found(self.rc_path(), event, line, None, None))
                     continue
-                python, archive = harness.split_line(command)
+                python, archive, foreign = harness.read_words(quoting.split_words(command))
                 ours = target.owns(command)
                 added: List[str] = []
                 words = None
@@ -198,7 +198,8 @@ class Crush(harness.EntryHarness):
                     added = (entries.Line("sh").additions_text(command, target, match[1]) if match is not None
                              else [f"a command lichhook cannot update: {command!r}"])
                     words = match[0].sub if match is not None and match[1] == match[0].sub else None
-                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added, words))
+                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added, words,
+                                           foreign))
         return found
 
 

@@ -3,7 +3,8 @@ flat lists) and MCP servers. Found, added when missing, updated, removed.
 
 An entry is lichhook's when one of its command strings names one of lichhook's archive
 copies. In it lichhook owns four things: the Python, the interpreter options between the
-Python and the archive (``-I -S``; none in entries an earlier release wrote), the archive
+Python and the archive (``-I -S -c <launcher>``; ``-I -S`` or none in entries earlier
+releases wrote), the archive
 path and its own subcommand words (``claude-code stop``, ``mcp``). Everything else is the user's once written: words after
 ours on the command line (a waits folder), other keys (``env``, ``cwd``), an edited
 ``timeout`` or ``matcher``. The subcommand words an earlier release wrote for an entry
@@ -23,7 +24,7 @@ from lichhook.install.jsonedit import Doc
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.jsontext import Node
 from lichhook.install.quoting import split_words
-from lichhook.install.target import INTERPRETER_FLAGS, Target
+from lichhook.install.target import Target, is_launcher
 
 COMMAND_KEYS = ("command", "commandWindows", "command_windows")
 
@@ -62,15 +63,20 @@ class Field:
 def owned_words(words: Sequence[Optional[str]], target: Target) -> Optional[tuple]:
     """(index of the Python or -1, index of the archive) in a command's words: the first
     word naming one of lichhook's archives, and the word before the options that precede
-    it; None when no word names an archive."""
+    it (lichhook's launcher among them); None when no word names an archive."""
     def option(word: Optional[str]) -> bool:
         return isinstance(word, str) and word.startswith("-")
 
     for i, word in enumerate(words):
         if isinstance(word, str) and target.archive_of(word):
             j = i - 1
-            while j >= 0 and option(words[j]):
-                j -= 1
+            while j >= 0:
+                if j >= 1 and words[j - 1] == "-c" and is_launcher(words[j]):
+                    j -= 2
+                elif option(words[j]) and words[j] != "-c":
+                    j -= 1
+                else:
+                    break
             return j, i
     return None
 
@@ -185,8 +191,15 @@ class Argv(Field):
 
     @staticmethod
     def _archive_index(items: Optional[List[Optional[str]]], target: Target) -> Optional[int]:
-        for i, item in enumerate(items or ()):
-            if isinstance(item, str) and item.startswith("-"):
+        items = items or []
+        i = 0
+        while i < len(items):
+            item = items[i]
+            if item == "-c" and i + 1 < len(items) and is_launcher(items[i + 1]):
+                i += 2
+                continue
+            if isinstance(item, str) and item.startswith("-") and item != "-c":
+                i += 1
                 continue
             return i if isinstance(item, str) and target.archive_of(item) else None
         return None
@@ -202,7 +215,7 @@ class Argv(Field):
         i = self._archive_index(items, target)
         if i is None or items[i + 1:i + 1 + len(sub)] != list(sub):  # type: ignore[index]
             return None
-        wanted = [*INTERPRETER_FLAGS, target.archive]
+        wanted = [*target.options(*(sub if to is None else to)), target.archive]
         if to is not None and list(to) != list(sub):
             return ("items", 0, i + 1 + len(sub), [*wanted, *to])
         return ("same",) if items[:i + 1] == wanted else ("items", 0, i + 1, wanted)  # type: ignore[index]

@@ -14,7 +14,7 @@ from lichhook.install import entries, files, jsonmerge, quoting
 from lichhook.install.files import Edit
 from lichhook.install.jsonedit import Doc
 from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.target import Target
+from lichhook.install.target import Target, foreign_options, options_end
 
 
 class Env:
@@ -57,11 +57,12 @@ class Found:
     """One lichhook registration seen in a harness's config, for ``doctor``.
     ``additions``: what the user added to or changed in it, in words; ``words``:
     lichhook's subcommand words of the registration it is, as this release writes them
-    (None when it is none of them, or is spelled as an earlier release did)."""
+    (None when it is none of them, or is spelled as an earlier release did); ``foreign``:
+    interpreter options before the archive that lichhook does not write (``-c ...``)."""
 
     def __init__(self, path: str, label: str, text: str, python: Optional[str], archive: Optional[str],
                  ours: bool = True, additions: Optional[List[str]] = None,
-                 words: Optional[tuple] = None) -> None:
+                 words: Optional[tuple] = None, foreign: Optional[List[str]] = None) -> None:
         self.path = path
         self.label = label
         self.text = text
@@ -70,6 +71,7 @@ class Found:
         self.ours = ours
         self.additions = list(additions or ())
         self.words = words
+        self.foreign = list(foreign or ())
 
 
 class Harness:
@@ -272,7 +274,7 @@ def found_entry(found: list, path: str, label: str, node: entries.Node, target: 
     ours = target.owns(text)
     if not ours and "lichhook" not in text:
         return
-    python, archive = split_command(entries.handler_dict(node), target.windows)
+    python, archive, foreign = read_words(command_words(entries.handler_dict(node), target.windows))
     added: List[str] = []
     words = None
     if ours:
@@ -282,7 +284,7 @@ def found_entry(found: list, path: str, label: str, node: entries.Node, target: 
                 added = entries.additions(node, w, target)
                 words = w.sub if written == w.sub else None
                 break
-    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added, words))
+    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added, words, foreign))
 
 
 def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
@@ -324,27 +326,32 @@ def server_entry(target: Target, stdio_type: bool = True) -> entries.Wanted:
 # -- reading a registered command back ------------------------------------------------
 
 
-def split_command(handler: dict, windows: bool) -> tuple:
-    """(python, archive) named by a handler, or (None, None) when unreadable."""
+def command_words(handler: dict, windows: bool) -> Optional[list]:
+    """The words a handler runs (its exec form, or its line split), or None when unreadable."""
     command = handler.get("command")
     args = handler.get("args")
     if isinstance(command, str) and isinstance(args, list) and args and isinstance(args[0], str):
-        return command, _first_operand(args)
+        return [command, *args]
     text = handler.get("commandWindows") if windows and isinstance(handler.get("commandWindows"), str) else command
-    if not isinstance(text, str):
-        return None, None
-    return split_line(text)
+    return quoting.split_words(text) if isinstance(text, str) else None
 
 
-def _first_operand(words: Sequence) -> Optional[str]:
-    """The first word that is not an option (``-I``): the program a Python runs."""
-    return next((w for w in words if isinstance(w, str) and not w.startswith("-")), None)
+def read_words(words: Optional[list]) -> tuple:
+    """(python, archive, options lichhook does not write) from a command's words; the
+    interpreter's options between the Python and the archive are skipped."""
+    if words is None or len(words) < 2:
+        return None, None, []
+    i = options_end(words, 1)
+    archive = words[i] if i < len(words) and isinstance(words[i], str) else None
+    return words[0], archive, foreign_options(words, 1)
+
+
+def split_command(handler: dict, windows: bool) -> tuple:
+    """(python, archive) named by a handler, or (None, None) when unreadable."""
+    return read_words(command_words(handler, windows))[:2]
 
 
 def split_line(text: str) -> tuple:
     """(python, archive) from a command line lichhook wrote in any of its forms
     (``quoting.split_words``); the interpreter's options between the two are skipped."""
-    words = quoting.split_words(text)
-    if words is None or len(words) < 2:
-        return None, None
-    return words[0], _first_operand(words[1:])
+    return read_words(quoting.split_words(text))[:2]

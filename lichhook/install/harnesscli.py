@@ -9,6 +9,7 @@ own, so its process group goes with it).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from typing import Mapping, Optional, Sequence
@@ -19,6 +20,13 @@ from lichhook.install.jsonmerge import ConfigError
 # a folder, an install copies the plugin) gets longer. lich bounds its own reads at 10 s.
 READ_TIMEOUT = 10.0
 CHANGE_TIMEOUT = 120.0
+# Lines of a backtrace, or of a runtime's trailer, which never say what went wrong: Node's
+# "    at f (file:1:2)", caret line and "Node.js v22.1.0"; Python's "Traceback (most
+# recent call last):" and '  File "x", line 1'; Rust's "stack backtrace:", "  0: frame"
+# and its note on RUST_BACKTRACE.
+_TRACE = re.compile(r'\s*(at |\d+: |File "|\^+\s*$|Node\.js v\d|Traceback \(most recent|stack backtrace:'
+                    r'|note: .*RUST_BACKTRACE)')
+MAX_SAID = 300  # characters of that line quoted: a crash may print a line of minified code
 
 
 class Result:
@@ -33,9 +41,17 @@ class Result:
 
     def describe(self) -> str:
         """The command and what it said, for a message the user reads."""
-        said = self.output.strip().splitlines()
-        tail = f": {said[-1].strip()}" if said else ""
-        return f"`{' '.join(self.argv)}` exited with {self.returncode}{tail}"
+        said = said_line(self.output)
+        return f"`{' '.join(self.argv)}` exited with {self.returncode}" + (f": {said}" if said else "")
+
+
+def said_line(output: str) -> str:
+    """What a CLI's output says went wrong, in one line: its last line that names an error,
+    else its last line, backtraces and runtime trailers left out."""
+    lines = [line.strip() for line in output.splitlines() if line.strip() and not _TRACE.match(line)]
+    errors = [line for line in lines if "error" in line.lower()]
+    line = (errors or lines or [""])[-1]
+    return line if len(line) <= MAX_SAID else line[:MAX_SAID] + "..."
 
 
 def run(program: str, args: Sequence[str], environ: Mapping[str, str], timeout: float = READ_TIMEOUT,

@@ -21,11 +21,10 @@ it with the plugin, so an install found here is lichhook's own when its folder h
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Callable, Dict, List, Optional
 
-from lichhook.install import files, harnesscli
+from lichhook.install import files, harnesscli, jsontext
 from lichhook.install.harness import Harness
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.quoting import sh_quote
@@ -70,6 +69,20 @@ def is_ours(folder: Optional[str]) -> bool:
     return bool(folder) and os.path.isfile(os.path.join(folder, OURS_FILE))  # type: ignore[arg-type]
 
 
+def ours_version(version: str) -> bool:
+    """Whether a recorded version is one lichhook's manifests carry (``0.14.0+lichhook.<hash>``;
+    Claude Code names its folder ``0.14.0-lichhook.<hash>``): a record that stays lichhook's
+    when the folder that held ``OURS_FILE`` is gone."""
+    return "+lichhook." in version or "-lichhook." in version
+
+
+# The commands that take lich@lich-plugin and its marketplace out of a harness.
+REMOVE = {
+    "claude": f"claude plugin uninstall {KEY} && claude plugin marketplace remove {MARKETPLACE}",
+    "codex": f"codex plugin remove {KEY} && codex plugin marketplace remove {MARKETPLACE}",
+}
+
+
 def find(h: Harness) -> List[Sighting]:
     """Every install of lich-plugin (or of lichhook in its layout) lich would read in
     harness ``h``. Raises ConfigError when a record that could hold one cannot be read."""
@@ -90,32 +103,24 @@ def claude_records(h: Harness) -> str:
 
 
 def claude_entry(h: Harness) -> Optional[dict]:
-    """The ``lich@lich-plugin`` record lich reads (scope ``user`` first), or None."""
-    path = claude_records(h)
-    data = _read_json(path, "Claude Code's record of installed plugins")
-    if data is None:
-        return None
-    plugins = data.get("plugins") if isinstance(data, dict) else None
-    rows = plugins.get(KEY) if isinstance(plugins, dict) else None
-    if not isinstance(rows, list):
-        return None
-    rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("version"), str) and r["version"]]
-    user = [r for r in rows if r.get("scope") == "user"]
-    return (user or rows or [None])[0]
+    """The ``lich@lich-plugin`` record lich reads (scope ``user`` first), or None: a dict
+    of its ``scope``, ``version`` (never empty) and ``installPath`` (None unless a string)."""
+    rows = _at(_read_json(claude_records(h), "Claude Code's record of installed plugins"), "plugins", KEY)
+    found = [{"scope": _text(row, "scope"), "version": _text(row, "version"), "installPath": _text(row, "installPath")}
+             for row in (rows.items() if rows else [])]
+    found = [r for r in found if r["version"]]
+    user = [r for r in found if r["scope"] == "user"]
+    return (user or found)[0] if found else None
 
 
 def claude_marketplace_source(h: Harness) -> Optional[str]:
     """Where Claude Code's ``lich-plugin`` marketplace comes from (a folder or a
     repository), or None when none is known."""
     path = os.path.join(h.config_dir(), "plugins", "known_marketplaces.json")  # type: ignore[attr-defined]
-    data = _read_json(path, "Claude Code's record of marketplaces")
-    entry = data.get(MARKETPLACE) if isinstance(data, dict) else None
-    source = entry.get("source") if isinstance(entry, dict) else None
-    if not isinstance(source, dict):
-        return None
+    source = _at(_read_json(path, "Claude Code's record of marketplaces"), MARKETPLACE, "source")
     for key in ("path", "repo", "url"):
-        if isinstance(source.get(key), str):
-            return source[key]
+        if _text(source, key) is not None:
+            return _text(source, key)
     return None
 
 
@@ -125,8 +130,8 @@ def _claude(h: Harness) -> List[Sighting]:
         return []
     source = claude_marketplace_source(h) or UPSTREAM
     return [Sighting(
-        h.name, f"{claude_records(h)}: {KEY}", entry["version"], is_ours(entry.get("installPath")),
-        remove=f"claude plugin uninstall {KEY} && claude plugin marketplace remove {MARKETPLACE}",
+        h.name, f"{claude_records(h)}: {KEY}", entry["version"],
+        is_ours(entry.get("installPath")) or ours_version(entry["version"]), remove=REMOVE["claude"],
         restore=f"claude plugin marketplace add {source} && claude plugin install {KEY}")]
 
 
@@ -134,8 +139,10 @@ def _claude(h: Harness) -> List[Sighting]:
 
 
 def codex_listing(h: Harness) -> Optional[dict]:
-    """lich-plugin's entry in ``codex plugin list --json`` as lich reads it, or None
-    (no codex on PATH, or not installed). Raises ConfigError when codex hangs."""
+    """lich-plugin's entry in ``codex plugin list --json`` as lich reads it, or None (no
+    codex on PATH, or not installed): a dict of its ``version`` and marketplace
+    ``source`` (None unless a string). Raises ConfigError when codex hangs, or names a
+    version that is not a folder name (lichhook would look in a folder named by it)."""
     program = h.env.which("codex")
     if not program:
         return None
@@ -147,13 +154,17 @@ def codex_listing(h: Harness) -> Optional[dict]:
     if start < 0:
         return None
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text[start:])
-    except ValueError:
+        doc = jsontext.Node(text, start, jsontext.value_end(text, start))
+    except jsontext.JsonTextError:
         return None
-    for row in doc.get("installed") or [] if isinstance(doc, dict) else []:
-        if (isinstance(row, dict) and row.get("pluginId") == KEY and row.get("installed") is True
-                and isinstance(row.get("version"), str) and row["version"]):
-            return row
+    rows = doc.get("installed")
+    for row in rows.items() if rows else []:
+        version, installed = _text(row, "version"), row.get("installed")
+        if _text(row, "pluginId") == KEY and installed is not None and installed.raw == "true" and version:
+            if version in (".", "..") or any(c in version for c in "/\\\0"):
+                raise ConfigError(f"`codex plugin list --json` says {KEY} {version!r} is installed, which is not a "
+                                  "version; reinstall it (codex plugin remove, then codex plugin add) and run again")
+            return {"version": version, "source": _text(_at(row, "marketplaceSource"), "source")}
     return None
 
 
@@ -165,12 +176,10 @@ def _codex(h: Harness) -> List[Sighting]:
     row = codex_listing(h)
     if row is None:
         return []
-    market = row.get("marketplaceSource")
-    source = market.get("source") if isinstance(market, dict) and isinstance(market.get("source"), str) else UPSTREAM
-    ours = is_ours(codex_plugin_root(h, row["version"]))
+    source = row["source"] or UPSTREAM
+    ours = is_ours(codex_plugin_root(h, row["version"])) or ours_version(row["version"])
     return [Sighting(
-        h.name, f"codex plugin list --json: {KEY}", row["version"], ours,
-        remove=f"codex plugin remove {KEY} && codex plugin marketplace remove {MARKETPLACE}",
+        h.name, f"codex plugin list --json: {KEY}", row["version"], ours, remove=REMOVE["codex"],
         restore=f"codex plugin marketplace add {source} && codex plugin add {KEY}")]
 
 
@@ -241,11 +250,11 @@ def _antigravity(h: Harness) -> List[Sighting]:
     folder = antigravity_folder(h)
     manifest = os.path.join(folder, "plugin.json")
     data = _read_json(manifest, "Antigravity's plugin manifest")
-    version = data.get("version") if isinstance(data, dict) else None
-    if not isinstance(version, str) or not version:
+    version = _text(data, "version")
+    if not version:
         return []
-    description = data.get("description") if isinstance(data, dict) else None
-    ours = is_ours(folder) or (isinstance(description, str) and description.endswith(LICHHOOK_SIGNATURE))
+    description = _text(data, "description")
+    ours = is_ours(folder) or (description is not None and description.endswith(LICHHOOK_SIGNATURE))
     return [Sighting(h.name, manifest, version, ours, remove=f"rm -r {_q(folder)}", restore="",
                      path=folder)]
 
@@ -263,17 +272,32 @@ def _read(path: str) -> Optional[bytes]:
     return files.read(path)
 
 
-def _read_json(path: str, what: str) -> object:
-    """The parsed file, or None when absent. A file that is there but is not JSON is a
-    ConfigError naming it: nobody can then say whether lich-plugin is installed."""
+def _read_json(path: str, what: str) -> Optional[jsontext.Node]:
+    """The JSON value of a harness's record, or None when absent or blank. Read lazily and
+    at any depth (a record nested deeper than Python's json recurses is still read), so
+    only what lich reads of it is looked at, whatever the rest holds. A record that is not
+    JSON is a ConfigError naming it: nobody can then say whether lich-plugin is installed."""
     raw = _read(path)
     if raw is None:
         return None
     try:
-        return json.loads(raw.decode("utf-8-sig"))
-    except ValueError as exc:
+        return jsontext.parse(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, jsontext.JsonTextError) as exc:
         raise ConfigError(f"{path} ({what}) is not valid JSON ({exc}), so lichhook cannot tell whether "
                           f"lich-plugin is installed; the harness rewrites it: fix or move it, then run again") from None
+
+
+def _at(node: Optional[jsontext.Node], *keys: str) -> Optional[jsontext.Node]:
+    """The value at ``keys`` under ``node``; None where any step is missing or not an object."""
+    for key in keys:
+        node = node.get(key) if node is not None else None
+    return node
+
+
+def _text(node: Optional[jsontext.Node], key: str) -> Optional[str]:
+    """The string at ``key`` of ``node``, or None when it is missing or not a string."""
+    value = _at(node, key)
+    return value.string() if value is not None else None
 
 
 def _q(path: str) -> str:

@@ -38,7 +38,8 @@ from lichhook.install import lichplugin
 from lichhook.install.antigravity import FLAT_EVENTS, TABLE
 from lichhook.install.harness import descriptor_rows
 from lichhook.install.jsmodules import module_source
-from lichhook.install.target import Target
+from lichhook.install.quoting import sh_quote
+from lichhook.install.target import Target, hook_verdict, launcher
 
 # The newest lich-plugin release number below lich's first gate lichhook does not meet
 # (SubagentCardsRelease = 0.15.0, a Claude Code mod); floor of lich's supported range 0.13.0.
@@ -82,11 +83,14 @@ def _timeout(r: Registration) -> dict:
 
 
 def _portable_line(words: tuple, windows: bool = False) -> str:
+    # through the launcher, as install's entries run (lichhook.install.target): a release
+    # whose archive is gone lets its harness through
+    code = launcher(hook_verdict(words))
     if windows:
         # The Python launcher: python.org's installer puts `py` on PATH; `python3` there is
         # often the Microsoft Store stub. Works the same under PowerShell and cmd.
-        return f'py -3 -I -S "{ROOT_VAR}\\{ARCHIVE}" ' + " ".join(words)
-    return f'python3 -I -S "{ROOT_VAR}/{ARCHIVE}" ' + " ".join(words)
+        return f'py -3 -I -S -c "{code}" "{ROOT_VAR}\\{ARCHIVE}" ' + " ".join(words)
+    return f'python3 -I -S -c {sh_quote(code)} "{ROOT_VAR}/{ARCHIVE}" ' + " ".join(words)
 
 
 def with_hash(version: str, files: Dict[str, bytes]) -> str:
@@ -287,4 +291,6 @@ def write(folder: str, files: Dict[str, bytes]) -> None:
         with open(path, "wb") as f:
             f.write(data)
         os.chmod(path, 0o755 if rel.endswith((".sh", ".pyz")) else 0o644)
+    for made, _, _ in os.walk(folder):  # folders as files: the same modes whatever the builder's umask
+        os.chmod(made, 0o755)
 

@@ -21,8 +21,7 @@ installed plugin carries (``registrations``, which ``doctor`` reads through the 
 from __future__ import annotations
 
 import os
-import shutil
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout, stable, tomlconfig
 from lichhook.install.harness import Found, Harness
@@ -142,14 +141,19 @@ def checks(h: Harness, target: Target) -> List[tuple]:
     return [(f"plugin: {lichplugin.KEY} {have.version}, installed through `{h.name} plugin`", None, None)]
 
 
-def _codex_marketplace_source(h: Harness) -> Optional[str]:
-    raw = files.read(os.path.join(h.home_dir(), "config.toml"))  # type: ignore[attr-defined]
-    if raw is None:
-        return None
-
+def _codex_config(h: Harness) -> dict:
+    """Codex's config.toml as values ({} when absent)."""
     path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
+    raw = files.read(path)
+    if raw is None:
+        return {}
     value = tomlconfig.read_value(tomlconfig.decode(raw, path)[1], path)  # values only: the fast reader
-    entry = (value.get("marketplaces") or {}).get(lichplugin.MARKETPLACE)
+    return value if isinstance(value, dict) else {}
+
+
+def _codex_marketplace_source(h: Harness) -> Optional[str]:
+    marketplaces = _codex_config(h).get("marketplaces")
+    entry = marketplaces.get(lichplugin.MARKETPLACE) if isinstance(marketplaces, dict) else None
     source = entry.get("source") if isinstance(entry, dict) else None
     return source if isinstance(source, str) else None
 
@@ -161,25 +165,29 @@ def apply(h: Harness, target: Target) -> List[str]:
     assert found is not None
     folder = marketplace_dir(h.name)
     want = pluginlayout.version_of(plugin_files(h, target), h.name)
-    if installed(h) is not None and installed(h).version == want and _same(_marketplace_source(h) or "", folder):  # type: ignore[union-attr]
+    if (installed(h) is not None and installed(h).version == want  # type: ignore[union-attr]
+            and _same(_marketplace_source(h) or "", folder) and installed_root(h)):
         return []
     run = lambda *args: harnesscli.run(found, list(args), h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)  # noqa: E731
     key, market = lichplugin.KEY, lichplugin.MARKETPLACE
     lines: List[str] = []
     other = _marketplace_source(h)
     if other is not None and not _same(other, folder):
-        # reached only with --replace (check_can_install refused otherwise)
+        # reached only with --replace (check_can_install refused otherwise); the plugin
+        # installed from that marketplace goes with it, so the way back installs it too
+        seen = lichplugin.find(h)
         result = run("plugin", "marketplace", "remove", market)
         if not result.ok:
             raise ConfigError(f"could not remove the marketplace {market} (from {other}) from {h.title}: "
                               f"{result.describe()}")
         lines.append(f"plugin: removed the marketplace {market} (from {other}); to put it back: "
-                     f"{h.name} plugin marketplace add {other}")
+                     + (seen[0].restore if seen else f"{h.name} plugin marketplace add {other}"))
     have = installed(h)  # a marketplace's removal takes its plugin with it
     if h.name == "claude":
         known = lichplugin.claude_marketplace_source(h)
         steps = [("plugin", "marketplace", "update", market) if known else ("plugin", "marketplace", "add", folder),
-                 ("plugin", "update", key) if have is not None else ("plugin", "install", key)]
+                 # the copy it runs gone (its cache folder deleted): installed afresh
+                 ("plugin", "update", key) if have is not None and installed_root(h) else ("plugin", "install", key)]
     else:
         known = _codex_marketplace_source(h)
         steps = ([] if known else [("plugin", "marketplace", "add", folder)]) + [("plugin", "add", key)]
@@ -196,16 +204,15 @@ def apply(h: Harness, target: Target) -> List[str]:
 
 
 def remove(h: Harness) -> List[str]:
-    """Uninstall lichhook's plugin and marketplace through the CLI (when lichhook's own
-    is installed); the sentences to print."""
-    have = installed(h)
-    if have is None:
+    """Uninstall lichhook's plugin and marketplace through the CLI (when the harness
+    records lichhook's own, by lich's reading or by its own files); the sentences to print."""
+    if installed(h) is None and not plugin_roots(h):
         return []
     found = program(h)
     if not found:
         return [f"lichhook's plugin {lichplugin.KEY} is still installed in {h.title}, and `{h.name}` is not on "
-                f"PATH to remove it: run {have.remove}"]
-    for args in have.remove.split(" && "):
+                f"PATH to remove it: run {lichplugin.REMOVE[h.name]}"]
+    for args in lichplugin.REMOVE[h.name].split(" && "):
         result = harnesscli.run(found, args.split()[1:], h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)
         if not result.ok:
             raise ConfigError(f"could not remove lichhook's plugin from {h.title}: {result.describe()}")
@@ -215,9 +222,10 @@ def remove(h: Harness) -> List[str]:
 def registrations(h: Harness, target: Target) -> List[Found]:
     """The hooks and MCP server of lichhook's plugin as the harness installed it (its
     copy in the harness's plugin cache), read as the config route's entries are."""
-    root = installed_root(h)
-    if root is None:
-        return []
+    return [f for root in plugin_roots(h) for f in _registrations_in(h, root, target)]
+
+
+def _registrations_in(h: Harness, root: str, target: Target) -> List[Found]:
     hooks = os.path.join(root, *(pluginlayout.CLAUDE_HOOKS if h.name == "claude" else pluginlayout.CODEX_HOOKS
                                  ).split("/"))
     mcp = os.path.join(root, pluginlayout.CLAUDE_MCP if h.name == "claude" else pluginlayout.CODEX_MCP)
@@ -235,14 +243,6 @@ def registrations(h: Harness, target: Target) -> List[Found]:
     return found
 
 
-def release_beside_config(h: Harness) -> List[lichplugin.Sighting]:
-    """The build's release, installed as ``h``'s plugin, when install would write config
-    entries beside it (the config route): both would run."""
-    if h.name not in HARNESSES or route_problem(h) is None or release_root(h) is None:
-        return []
-    return [s for s in lichplugin.find(h) if s.ours]
-
-
 def release_root(h: Harness) -> Optional[str]:
     """The folder of the build's release when the harness runs it as its plugin (not the
     marketplace install writes), or None."""
@@ -258,19 +258,61 @@ def release_root(h: Harness) -> Optional[str]:
 
 def installed_root(h: Harness) -> Optional[str]:
     """The folder the harness copied lichhook's plugin to, or None."""
-    if h.name not in HARNESSES:
-        return None
     try:
-        if h.name == "claude":
-            entry = lichplugin.claude_entry(h)
-            root = entry.get("installPath") if entry else None
-        else:
-            row = lichplugin.codex_listing(h)
-            root = lichplugin.codex_plugin_root(h, row["version"]) if row else None
+        return next(iter(plugin_roots(h)), None)
     except ConfigError:
         return None
-    return root if isinstance(root, str) and lichplugin.is_ours(root) else None
 
+
+def plugin_roots(h: Harness) -> List[str]:
+    """The folders of lichhook's plugin (its marketplace's, or the release) that the
+    harness's own files say it runs, read without its CLI (which may be off PATH while
+    the harness still runs them): Claude Code's record in ``installed_plugins.json``;
+    Codex's ``[plugins."lich@lich-plugin"]`` in config.toml and its copy in the plugin
+    cache. Raises ConfigError when a record cannot be read."""
+    if h.name == "claude":
+        entry = lichplugin.claude_entry(h)
+        roots = [entry.get("installPath")] if entry else []
+    elif h.name == "codex":
+        plugins = _codex_config(h).get("plugins")
+        table = plugins.get(lichplugin.KEY) if isinstance(plugins, dict) else None
+        if not isinstance(table, dict) or table.get("enabled") is False:
+            return []
+        cache = os.path.dirname(lichplugin.codex_plugin_root(h, "-"))
+        try:
+            roots = [os.path.join(cache, name) for name in sorted(os.listdir(cache))]
+        except OSError:
+            return []
+    else:
+        return []
+    return [r for r in roots if isinstance(r, str) and lichplugin.is_ours(r)]
+
+
+def beside_config(h: Harness) -> List[lichplugin.Sighting]:
+    """lichhook's plugin as the harness's files record it, when install would write
+    config entries beside it (the config route: no CLI to update the plugin with): both
+    would run, so every report would be sent twice."""
+    if h.name not in HARNESSES or route_problem(h) is None:
+        return []
+    return [lichplugin.Sighting(h.name, f"{root}; {route_problem(h)}", os.path.basename(root), True,
+                                lichplugin.REMOVE[h.name], "") for root in plugin_roots(h)]
+
+
+def twice(h: Harness, found: List[Found]) -> Optional[tuple]:
+    """(problem, fix) when lichhook's plugin and lichhook's config entries (``found``
+    outside the plugin) both run in ``h``: every report would be sent twice."""
+    try:
+        roots = plugin_roots(h)
+    except ConfigError:
+        return None
+    inside = lambda path: any(os.path.abspath(path).startswith(os.path.join(os.path.abspath(r), "")) for r in roots)  # noqa: E731
+    config = list(dict.fromkeys(f.path for f in found if not inside(f.path)))
+    if not roots or not config:
+        return None
+    return (f"reports would be sent twice: {h.title} runs lichhook's plugin {lichplugin.KEY} ({roots[0]}) and "
+            f"lichhook's entries in {', '.join(config)}",
+            f"run install {h.name} again with `{h.name}` on PATH (it keeps the plugin and takes the entries out; "
+            f"--replace when the plugin is the release), or remove the plugin: {lichplugin.REMOVE[h.name]}")
 
 
 def route_problem(h: Harness) -> Optional[str]:
@@ -294,7 +336,9 @@ def dry_run(h: Harness) -> List[str]:
 
 def finish_install(h: Harness, target: Target, owners: object) -> List[str]:
     """After install wrote ``h``'s files: the CLI step of the plugin route, or, when it
-    fails, the config route after all (sessions must report either way)."""
+    fails, the config route after all (sessions must report either way), unless the
+    harness records lichhook's plugin anyway (a CLI that failed or was stopped after it
+    installed it): then the plugin reports, and config entries beside it would too."""
     why = route_problem(h)
     if why is not None:
         return [f"{h.title}: {why}, so lichhook's hooks are in its config, where lich does not look for its "
@@ -302,26 +346,67 @@ def finish_install(h: Harness, target: Target, owners: object) -> List[str]:
     try:
         return apply(h, target)
     except ConfigError as exc:
+        kept = plugin_roots(h)
+        if kept:
+            raise ConfigError(f"{exc}; {h.title} records lichhook's plugin as installed all the same ({kept[0]}), "
+                              f"so it reports through that, and lichhook wrote no entries into its config beside "
+                              f"it (every report would be sent twice)") from None
         for edit in h.config_install(target):  # type: ignore[attr-defined]
             files.apply(edit, owners)  # type: ignore[arg-type]
         return [f"{exc}; lichhook's hooks went into {h.title}'s config instead, where lich does not look for its "
                 f"companion plugin"]
 
 
-def finish_uninstall(h: Harness) -> List[str]:
-    """After uninstall took ``h``'s config entries out: the plugin and its marketplace."""
+def finish_uninstall(h: Harness, target: Target) -> List[str]:
+    """After uninstall took ``h``'s config entries out: the plugin, its marketplace, and
+    the marketplace's folder once the harness no longer lists it (a marketplace whose
+    folder is gone makes ``codex plugin list``, which lich reads, fail)."""
     if h.name not in HARNESSES:
         return []
     lines = remove(h)
-    folder = marketplace_dir(h.name)
-    if os.path.isdir(folder) and installed(h) is None:
-        shutil.rmtree(folder, ignore_errors=True)
-        try:
-            os.rmdir(os.path.dirname(folder))  # only when no other harness's is left
-        except OSError:
-            pass
-        lines.append(f"plugin: removed lichhook's marketplace folder {folder}")
-    return lines
+    folder, found = marketplace_dir(h.name), program(h)
+    if found and _same(_marketplace_source(h) or "", folder):  # left without its plugin
+        result = harnesscli.run(found, ["plugin", "marketplace", "remove", lichplugin.MARKETPLACE], h.env.environ,
+                                timeout=harnesscli.CHANGE_TIMEOUT)
+        if not result.ok:
+            raise ConfigError(f"could not remove lichhook's marketplace from {h.title}: {result.describe()}")
+        lines.append(f"plugin: removed the marketplace {lichplugin.MARKETPLACE} ({folder}) through `{h.name} plugin`")
+    if not os.path.lexists(folder):
+        return lines
+    if plugin_roots(h) or _same(_marketplace_source(h) or "", folder):
+        return lines + [f"plugin: kept {folder}: {h.title} still lists it as its marketplace {lichplugin.MARKETPLACE}"
+                        f" (without it, `{h.name} plugin list` fails); with `{h.name}` on PATH, run uninstall "
+                        f"{h.name} again"]
+    return lines + [_delete_folder(folder, set(plugin_files(h, target)))]
+
+
+def _delete_folder(folder: str, names: Set[str]) -> str:
+    """Delete lichhook's marketplace folder: the files of ``names`` (the ones lichhook
+    writes there), then the folders they leave empty, never through a symbolic link."""
+    for path in (os.path.dirname(folder), folder):
+        if os.path.islink(path):
+            return (f"plugin: left {folder}: {path} is a symbolic link, and lichhook deletes nothing through one; "
+                    f"remove it yourself")
+    for at, dirs, names_here in os.walk(folder, topdown=False):
+        for name in names_here:
+            path = os.path.join(at, name)
+            if os.path.relpath(path, folder).replace(os.sep, "/") in names and not os.path.islink(path):
+                _quietly(os.remove, path)
+        for name in dirs:
+            if not os.path.islink(os.path.join(at, name)):
+                _quietly(os.rmdir, os.path.join(at, name))
+    for path in (folder, os.path.dirname(folder)):  # the parent only when no other harness's is left
+        _quietly(os.rmdir, path)
+    if os.path.lexists(folder):
+        return f"plugin: left {folder}: it holds files lichhook did not write, or some could not be deleted"
+    return f"plugin: removed lichhook's marketplace folder {folder}"
+
+
+def _quietly(delete, path: str) -> None:  # type: ignore[no-untyped-def]
+    try:
+        delete(path)
+    except OSError:
+        pass  # not empty (it holds something lichhook did not write), or not ours to delete: named after
 
 
 class PluginRouted(harness.EntryHarness):
@@ -350,4 +435,4 @@ class PluginRouted(harness.EntryHarness):
         return finish_install(self, target, owners)
 
     def after_uninstall(self, target: Target) -> List[str]:
-        return finish_uninstall(self)
+        return finish_uninstall(self, target)

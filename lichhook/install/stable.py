@@ -26,7 +26,7 @@ from lichhook.hotset import hooks_archive
 from lichhook.install import files
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners, nearest_existing
-from lichhook.paths import user_data_dir
+from lichhook.coldstart import user_data_dir
 from lichhook.plugin_guard import untrusted
 from lichhook.report import HOOK_SECONDS
 from lichhook.selfcmd import running_archive

@@ -8,6 +8,11 @@ never runs inside a hook; ``-S`` skips ``site``, whose ``.pth`` files can cost t
 milliseconds at every start for nothing lichhook uses (adapters installed as packages are
 still found: the host runs ``site`` itself before it looks for them).
 docs/performance.md measures both.
+
+A hook does not name its archive to Python: it runs ``-c <launcher> <archive> <words>``
+(``launcher``), so that a hook whose archive is gone (deleted, or its data folder removed)
+still exits 0 with its harness's allow verdict. ``python <archive>`` would exit 2 there,
+which Claude Code and Codex read as a block: every tool call or prompt refused.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import posixpath
 import sys
 from typing import Callable, List, Optional
 
+from lichhook.adapters import BY_PROVIDER
 from lichhook.install import quoting, stable
 
 try:
@@ -44,6 +50,61 @@ def windows_short_path(path: str) -> Optional[str]:
 
 
 INTERPRETER_FLAGS = ("-I", "-S")
+
+# Runs the archive (its first argument) as ``python <archive>`` does (on sys.path first,
+# its zipimporter the one Python keeps for it, its __main__ run as the main module, argv
+# from the archive on), or, where it is not there, prints the verdict (nothing, or
+# Antigravity's) and exits 0. zipimport is imported at every start; runpy would import
+# re and typing (about 15 ms). Written without quotes, ``%``, ``$`` or backticks, so POSIX
+# shells, PowerShell and cmd.exe all pass it on unchanged inside one pair of quotes.
+_LAUNCHER = "import os,sys,zipimport;del sys.argv[0];a=sys.argv[0];" \
+            "i=os.path.isfile(a) and zipimport.zipimporter(a);sys.path[:0]=[a];sys.path_importer_cache[a]=i or None;" \
+            "exec(i.get_code(__name__)) if i else "
+
+
+def launcher(verdict: str = "") -> str:
+    """The ``-c`` code of a hook whose harness reads ``verdict`` as its allow."""
+    return _LAUNCHER + (f"print({verdict!r})" if verdict else "0")
+
+
+def hook_verdict(words: tuple) -> str:
+    """The allow verdict of the hook ``words`` (``antigravity PreToolUse``): what it prints."""
+    descriptor = BY_PROVIDER.get(words[0]) if words else None
+    return descriptor.verdict(words[1] if len(words) > 1 else None) if descriptor else ""
+
+
+def is_launcher(word: object) -> bool:
+    """Whether ``word`` is a launcher lichhook writes (for any verdict)."""
+    if not isinstance(word, str) or not word.startswith(_LAUNCHER):
+        return False
+    return word == launcher() or any(word == launcher(v) for d in BY_PROVIDER.values() for v in d.verdicts().values())
+
+
+def options_end(words: list, start: int) -> int:
+    """The index of the first word at or after ``start`` that is not an interpreter
+    option (``-I``; ``-c`` and the code after it, as Python takes it): where a
+    registration names its archive."""
+    i = start
+    while i < len(words) and isinstance(words[i], str) and words[i].startswith("-"):
+        i += 2 if words[i] == "-c" else 1
+    return i
+
+
+def foreign_options(words: list, start: int) -> List[str]:
+    """The interpreter options in ``words[start:]``, before the first operand, that
+    lichhook does not write (anything but ``-I``, ``-S`` and ``-c <launcher>``)."""
+    out: List[str] = []
+    i = start
+    while i < options_end(words, start):
+        if words[i] == "-c":
+            if not is_launcher(words[i + 1] if i + 1 < len(words) else None):
+                out.append(" ".join(str(w) for w in words[i:i + 2]))
+            i += 2
+            continue
+        if words[i] not in INTERPRETER_FLAGS:
+            out.append(words[i])
+        i += 1
+    return out
 
 
 class Target:
@@ -72,8 +133,16 @@ class Target:
     def with_python(self, python: str) -> Target:
         return Target(python, self.archive, self.windows, self.short_path)
 
+    def options(self, *args: str) -> List[str]:
+        """The interpreter's words between the Python and the archive: hooks (which run
+        the hooks archive) through the launcher, the MCP server as is (a server that
+        cannot start blocks nothing)."""
+        if self._paths.basename(self.archive) != stable.HOOKS_NAME:
+            return list(INTERPRETER_FLAGS)
+        return [*INTERPRETER_FLAGS, "-c", launcher(hook_verdict(args))]
+
     def argv(self, *args: str) -> List[str]:
-        return [self.python, *INTERPRETER_FLAGS, self.archive, *args]
+        return [self.python, *self.options(*args), self.archive, *args]
 
     def short(self, path: str) -> Optional[str]:
         """The 8.3 short form of ``path``, also before its last parts exist: the archive
@@ -108,7 +177,7 @@ class Target:
 
     def sh_line(self, *args: str) -> str:
         """The command for a POSIX shell: ``sh -c``, bash, Git Bash, Crush's interpreter."""
-        return quoting.sh_join([self._sh_path(self.python), *INTERPRETER_FLAGS, self._sh_path(self.archive), *args])
+        return quoting.sh_join([self._sh_path(self.python), *self.options(*args), self._sh_path(self.archive), *args])
 
     def sh_quoted(self) -> List[str]:
         """The paths the POSIX line has to put in quotes, as it writes them: none when each
@@ -130,7 +199,9 @@ class Target:
                 "with cmd.exe here, give each folder on that path whose name needs quoting a short name "
                 "(as administrator: fsutil file setshortname), or install with a Python from a folder "
                 "whose path has no space, quote or other special character, then run install again")
-        quoted = [a for a, w in zip(argv, words) if w.startswith('"')]
+        # the launcher is always quoted: PowerShell passes it on; cmd.exe, as Codex hands
+        # it the line, would not (docs/install.md)
+        quoted = [a for a, w in zip(argv, words) if w.startswith('"') and not is_launcher(a)]
         if not quoted:
             return " ".join(words), None
         return " ".join(words), (

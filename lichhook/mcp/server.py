@@ -51,12 +51,29 @@ class RpcError(Exception):
         self.message = message
 
 
+class Number(float):
+    """A JSON number as its text: an id is echoed as given, where a float would change
+    it (``-1e-400`` would come back as ``-0.0``, ``1e400`` as no JSON at all, ``1.10`` as
+    ``1.1``). Anywhere else it is the float it reads as."""
+
+    text: str
+
+    def __new__(cls, text: str) -> Number:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+def _integer(text: str) -> object:
+    """An integer as an ``int`` where it reads back as written, else a Number (``-0``, or
+    longer than ``int`` takes: lichhook.jsonint)."""
+    value = json_int(text)
+    return value if isinstance(value, int) and (value or not text.startswith("-")) else Number(text)
+
+
 def _valid_id(value: object) -> bool:
-    # MCP ids are strings or integers (never null); JSON-RPC also allows other numbers,
-    # but not one too large for a float (1e400), which could not be written back as JSON.
-    if isinstance(value, float):
-        return abs(value) < float("inf")
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
+    # MCP ids are strings or integers (never null); JSON-RPC also allows other numbers.
+    return isinstance(value, (str, int, Number)) and not isinstance(value, bool)
 
 
 def _not_json(word: str) -> object:
@@ -77,7 +94,8 @@ class Server:
         """The answer to one line of input, or None when it needs none."""
         try:
             # json_int: a number longer than int() takes is still JSON (lichhook.jsonint).
-            message = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_int=json_int)
+            message = json.loads(line.decode("utf-8"), parse_constant=_not_json, parse_int=_integer,
+                                 parse_float=Number)
         except (UnicodeDecodeError, ValueError) as exc:
             return _error(None, PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
         except RecursionError:  # one hostile line must not end the server
@@ -180,6 +198,15 @@ def _read_line(stream: BinaryIO) -> bytes | None:
     return line.strip()
 
 
+def encode(answer: dict) -> str:
+    """One answer as a line of JSON, its id written as the request gave it."""
+    msg_id = answer["id"]
+    if not isinstance(msg_id, Number):
+        return json.dumps(answer)
+    rest = json.dumps({k: v for k, v in answer.items() if k not in ("jsonrpc", "id")})
+    return f'{{"jsonrpc": "2.0", "id": {msg_id.text}, {rest[1:]}'
+
+
 def serve(stdin: BinaryIO, stdout: BinaryIO, server: Server) -> None:
     while True:
         line = _read_line(stdin)
@@ -196,9 +223,9 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, server: Server) -> None:
         # ASCII: a lone surrogate escaped in a request (an id, a method name) is echoed as
         # the same escape, where encoding it as UTF-8 would fail and end the server.
         try:
-            text = json.dumps(answer)
+            text = encode(answer)
         except (TypeError, ValueError) as exc:  # a bug must cost one answer, not the connection
-            text = json.dumps(_error(answer.get("id"), INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
+            text = encode(_error(answer.get("id"), INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
         stdout.write(text.encode("ascii") + b"\n")
         stdout.flush()
 

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from testkit import archive
 from testkit.constants import LICH_SESSION
 from testkit.harnesses import START
 from testkit.harnesses import TITLE as TITLE_ROUTE
@@ -196,7 +197,7 @@ def test_omp_loads_the_extension_from_where_install_put_it(sandbox, case):
         agent.mkdir(parents=True)
         shutil.copyfile(box.harness.agent_dir(box) / "models.yml", agent / "models.yml")
     out = box.install().stdout.decode()
-    assert f"created {agent / 'extensions' / 'lich.js'}" in out, out
+    assert f"created {agent / 'extensions' / 'lich.js'}" in archive.absolute(out, box.home), out
     done = box.run(box.harness.headless("Say hello."))
     shown = box.harness.session_id(done)
     assert box.accepted(1) == [("omp", shown)]

@@ -97,12 +97,12 @@ def test_opencode_asks_npm_for_its_plugin_package_exactly_when_doctor_says_it_wi
     registry = FaultServer("status", 404)  # an npm registry that knows no package, and says so at once
     npm = {"npm_config_registry": f"http://127.0.0.1:{registry.port}/"}
     try:
-        assert "@opencode-ai/plugin" not in box.lichhook("doctor").stdout.decode()
+        assert "@opencode-ai/plugin" not in box.lichhook("doctor", "--verbose").stdout.decode()
         box.run(box.harness.headless("Say hello."), **npm)
         assert registry.requests == []
         for name in ("node_modules", "package.json", "package-lock.json"):
             (folder / name).unlink()
-        assert "and that folder has no node_modules" in box.lichhook("doctor").stdout.decode()
+        assert "and that folder has no node_modules" in box.lichhook("doctor", "--verbose").stdout.decode()
         box.run(box.harness.headless("Say hello."), **npm)
         assert any(b"@opencode-ai" in request.split(b"\r\n", 1)[0] for request in registry.requests), registry.requests
     finally:

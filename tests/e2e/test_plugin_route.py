@@ -7,6 +7,7 @@ report ever arrives twice."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -114,8 +115,8 @@ def test_installed_as_the_plugin_lich_reads_it_and_nothing_stays_in_the_config(s
     # no config entries an earlier route would also run
     config = (box.home / ".claude" / "settings.json") if name == "claude" else (box.home / ".codex" / "hooks.json")
     assert "hooks.pyz" not in (config.read_text() if config.exists() else "")
-    doctor = box.lichhook("doctor").stdout.decode()
-    assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
+    assert f"lich reads: lichhook, where lich reads lich-plugin {version}" in doctor, doctor
     # uninstall takes it out through the same CLI
     gone = box.lichhook("uninstall", name)
     assert gone.returncode == 0, gone.stderr.decode()
@@ -182,7 +183,7 @@ def test_beside_lich_plugin_install_refuses_then_replaces_and_no_report_arrives_
     assert installed and version.split("+")[0] != "0.17.2" and "+lichhook." in version
     second = box.harness.session_id(box.run(headless(box)))
     assert box.accepted(2) == [(name, first), (name, second)]  # lichhook alone: once
-    doctor = box.lichhook("doctor").stdout.decode()
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
     assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}: lich-plugin")]
     assert lichplugin.OURS_FILE  # the marker that tells the two apart
 
@@ -202,7 +203,7 @@ def test_lichs_update_in_claude_code_replaces_lichhook_with_lich_plugin(sandbox)
     assert "now points at" in (added.stdout + added.stderr).decode()  # Claude Code repoints the name
     box.run(["claude", "plugin", "update", "lich@lich-plugin"], lich=False, timeout=120)
     assert lich_reads_claude(box) == ("0.17.2", True)  # lich-plugin now, not lichhook
-    doctor = box.lichhook("doctor").stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode().split("Claude Code (claude)")[1].split("\n\n")[0]
     assert "registered: no" in doctor and "lich reads: lich-plugin 0.17.2" in doctor, doctor
     box.run(headless(box))
     # lichhook's hooks went with its plugin: only lich-plugin's run now (this stand-in's send nothing)
@@ -250,7 +251,7 @@ def test_a_newer_lichs_update_offline_leaves_claude_code_without_either_and_inst
     failed = box.run_status(["claude", "plugin", "marketplace", "add", str(box.project.parent / "unreachable")])
     assert failed.returncode != 0
     assert lich_reads_claude(box) == ("", False)
-    doctor = box.lichhook("doctor")
+    doctor = box.lichhook("doctor", "--verbose")
     assert "problem: claude: detected but lichhook is not registered" in doctor.stdout.decode()
     box.install()
     assert lich_reads_claude(box)[1]
@@ -272,7 +273,7 @@ def test_a_marketplace_name_held_by_another_source_is_named_and_nothing_changes(
     assert replaced.returncode == 0, out + replaced.stderr.decode()
     assert f"to put it back: {name} plugin marketplace add {other}" in out, out
     assert READS[name](box)[1]
-    assert "plugin: lich@lich-plugin" in box.lichhook("doctor").stdout.decode()
+    assert "plugin: lich@lich-plugin" in box.lichhook("doctor", "--verbose").stdout.decode()
 
 
 # -- the release the build writes, taken by the harness's plugin manager as lich-plugin -------
@@ -297,8 +298,8 @@ def test_the_release_installs_as_lich_plugin_and_each_session_reports_once(sandb
         row = next(line for line in listed.splitlines() if line.startswith("lichhook "))
         assert "./lichhook.pyz mcp" in row and "/plugins/cache/lich-plugin/lich/" in row and "enabled" in row, listed
     # lichhook's own install sees its release as lichhook, not as lich-plugin to refuse
-    doctor = box.lichhook("doctor").stdout.decode()
-    assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
+    assert f"lich reads: lichhook, where lich reads lich-plugin {version}" in doctor, doctor
     assert "registered: yes, as the release plugin" in doctor
     assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}:")], doctor
     # and install moves it to lichhook's own marketplace, still one report per session
@@ -312,3 +313,113 @@ def test_the_release_installs_as_lich_plugin_and_each_session_reports_once(sandb
     assert installed and now != version
     second = box.harness.session_id(box.run(headless(box)))
     assert box.accepted(2) == [(name, sid), (name, second)]
+
+
+# -- fail open: what the hooks run is gone ------------------------------------------------------
+
+
+def _data(box) -> Path:
+    return box.home / ".local" / "share" / "lichhook"
+
+
+GONE = {
+    "the hooks archive": lambda box: next(_data(box).glob("py*/hooks.pyz")).unlink(),
+    "the copy's folder": lambda box: shutil.rmtree(next(_data(box).glob("py*/"))),
+    "the data folder": lambda box: shutil.rmtree(_data(box)),
+}
+
+
+@pytest.mark.parametrize("gone", list(GONE))
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_a_hook_whose_archive_is_gone_blocks_nothing(sandbox, name, gone):
+    """Installed through the harness's plugin manager, then what its hooks run deleted: a
+    turn with a tool call still runs whole (no tool call refused, no prompt blocked), and
+    nothing is reported."""
+    box = sandbox(name).plugin_route()
+    box.install()
+    GONE[gone](box)
+    call = tool_call("Bash", {"command": COMMAND, "description": "Write hi into f.txt"}) if name == "claude" \
+        else tool_call("exec_command", {"cmd": COMMAND})
+    box.model.script(call, text("Written."))
+    extra = ("--allowedTools", "Bash") if name == "claude" else CODEX_WRITER
+    done = box.run(box.harness.headless("Write the file.", *extra))
+    assert (box.project / "f.txt").read_text().strip() == "hi", box.describe(done)
+    assert "Written." in done.stdout.decode(), box.describe(done)
+    assert box.reports(0) == []
+
+
+# -- faults: the CLI off PATH, failing after its work, the plugin removed by hand (issue 36) ----
+
+NO_CLI = "/usr/bin:/bin"  # a PATH without the harness's CLI
+
+
+def failing_cli(box, name: str, step: tuple) -> str:
+    """A PATH whose ``name`` runs the real CLI, then fails the one ``step`` (its work done):
+    a ``plugin install`` that exits non-zero, or is stopped at its deadline, after installing."""
+    folder = box.project.parent / "failing-bin"
+    folder.mkdir(exist_ok=True)
+    real = box.bin_dir / name
+    words = " ".join(step)
+    script = folder / name
+    script.write_text(f'#!/bin/sh\n"{real}" "$@"; code=$?\n'
+                      f'case "$*" in "{words}"*) echo "Error: failed after the work" >&2; exit 1;; esac\n'
+                      'exit $code\n')
+    script.chmod(0o755)
+    return f"{folder}:{box.env['PATH']}"
+
+
+def lists(box, name: str) -> None:
+    """The harness lists its plugins (what lich reads) and its marketplaces."""
+    for argv in ([name, "plugin", "list", "--json"] if name == "codex" else [name, "plugin", "list"],
+                 [name, "plugin", "marketplace", "list"]):
+        done = box.run_status(argv)
+        assert done.returncode == 0, box.describe(done)
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+@pytest.mark.parametrize("fault", ["no cli", "fails after installing"])
+def test_a_later_install_without_a_working_cli_sends_no_report_twice(sandbox, name, fault):
+    box = sandbox(name).plugin_route()
+    box.install()
+    first = box.harness.session_id(box.run(headless(box)))
+    box.accepted(1)
+    if fault == "no cli":
+        again = box.lichhook("install", name, PATH=NO_CLI)
+        assert again.returncode == 1 and "every report would be sent twice" in again.stderr.decode()
+    else:  # installed afresh by a CLI that then fails
+        box.lichhook("uninstall", name)
+        add = ("plugin", "install") if name == "claude" else ("plugin", "add")
+        again = box.lichhook("install", name, PATH=failing_cli(box, name, add))
+        err = again.stderr.decode()
+        assert again.returncode == 1 and "records lichhook's plugin as installed all the same" in err, err
+    second = box.harness.session_id(box.run(headless(box)))
+    assert box.accepted(2) == [(name, first), (name, second)]
+    turns = [[s.short() for s in box.timeline() if s.provider_session_id == sid and s.route != TITLE_ROUTE]
+             for sid in (first, second)]
+    assert turns[1] == turns[0] and turns[0].count(("idle",)) == 1, turns  # the same reports, once each
+    assert "sent twice" not in box.lichhook("doctor").stdout.decode()
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+@pytest.mark.parametrize("how", ["by hand", "without the cli", "after a fallback"])
+def test_uninstall_leaves_the_harness_able_to_list_its_plugins_and_marketplaces(sandbox, name, how):
+    box = sandbox(name).plugin_route()
+    if how == "after a fallback":  # the marketplace added, then a failure: the config route
+        path = failing_cli(box, name, ("plugin", "marketplace", "add"))
+        box.lichhook("install", name, PATH=path)
+        lists(box, name)
+    else:
+        box.install()
+    if how == "by hand":
+        box.run([name, "plugin", "uninstall" if name == "claude" else "remove", "lich@lich-plugin"], lich=False)
+    if how == "without the cli":
+        gone = box.lichhook("uninstall", name, PATH=NO_CLI)
+        assert f"`{name}` is not on PATH to remove it" in gone.stdout.decode()
+        lists(box, name)
+        sid = box.harness.session_id(box.run(headless(box)))
+        assert box.accepted(1) == [(name, sid)]  # its plugin still runs, and what it runs is still there
+    gone = box.lichhook("uninstall", name)
+    assert gone.returncode == 0, (gone.stdout + gone.stderr).decode()
+    lists(box, name)
+    assert READS[name](box) == ("", False)
+    assert not (box.home / ".local" / "share" / "lichhook" / "marketplace").exists()

@@ -41,7 +41,7 @@ def test_a_projects_python_path_stays_out_of_the_registered_hook(sandbox, name):
     working folder), lichhook, registered as <python> -I -S <archive>, runs none of them."""
     box = sandbox(name)
     box.install()
-    doctor = box.lichhook("doctor").stdout.decode()
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
     commands = [line for line in doctor.splitlines() if line.strip().startswith("command:")]
     assert commands and all(" -I -S " in line for line in commands), doctor
     _, markers = shadowing_project(box.project.parent)

@@ -1,0 +1,255 @@
+"""What doctor and install say to a person at a glance, and doctor's JSON.
+
+Every finding is data (a ``Problem``: harness, sentence, fix, and the cause it shares
+with others); this module alone turns it into words. Problems with the same harness,
+cause and fix are one line with their count. Marks and colour only on a terminal, never
+when piped, never with NO_COLOR set; progress only on a terminal.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+try:
+    import ctypes
+    import msvcrt
+except ImportError:  # not Windows, or a Python without _ctypes: no console to ask
+    ctypes = msvcrt = None  # type: ignore[assignment]
+
+SCHEMA = 1  # doctor --json's shape (docs/schemas/doctor.json); a change that breaks a reader raises it
+
+OK, NEEDS_YOU, BROKEN, ABSENT = "ok", "needs you", "broken", "absent"
+_MARKS = {OK: ("\u2713", "+", "32"), NEEDS_YOU: ("!", "!", "33"), BROKEN: ("\u2717", "x", "31"),
+          ABSENT: ("-", "-", "2")}
+
+
+class Problem(NamedTuple):
+    """One thing that keeps a harness from reporting, and its fix. ``cause``: the plural
+    phrase problems of one kind share ("hooks not trusted yet"); ``broken``: the harness
+    cannot report, rather than waits for a step of the user's. A plain (harness, text,
+    fix) tuple is a Problem too."""
+
+    harness: str
+    text: str
+    fix: str
+    cause: Optional[str] = None
+    broken: bool = False
+
+
+Found = Union[Problem, Tuple[str, str, str]]
+
+
+def grouped(problems: Iterable[Found]) -> List[Tuple[Problem, List[str]]]:
+    """(the first problem, every text) per harness, cause and fix, in the order found."""
+    groups: Dict[tuple, Tuple[Problem, List[str]]] = {}
+    for found in problems:
+        p = found if isinstance(found, Problem) else Problem(*found)
+        first, texts = groups.setdefault((p.harness, p.cause or p.text, p.fix), (p, []))
+        if p.text not in texts:
+            texts.append(p.text)
+        if p.broken and not first.broken:
+            groups[(p.harness, p.cause or p.text, p.fix)] = (first._replace(broken=True), texts)
+    return list(groups.values())
+
+
+def said(p: Problem, texts: Sequence[str]) -> str:
+    return f"{len(texts)} {p.cause}" if p.cause and len(texts) > 1 else texts[0]
+
+
+def problem_lines(problems: Iterable[Found], lead: str = "problem: ", fix: str = "Fix: ") -> List[str]:
+    return [f"{lead}{p.harness}: {said(p, texts)}. {fix}{p.fix}" for p, texts in grouped(problems)]
+
+
+class Style:
+    """How ``stream`` shows marks: as symbols in colour on a terminal (unless NO_COLOR),
+    as words otherwise."""
+
+    def __init__(self, stream: object, environ: Mapping[str, str]) -> None:
+        isatty = getattr(stream, "isatty", None)
+        self.terminal = bool(isatty and isatty()) and not environ.get("NO_COLOR") and _takes_colour(stream)
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "\u2713\u2717".encode(encoding)
+            self.symbols = True
+        except (UnicodeEncodeError, LookupError):
+            self.symbols = False  # a console whose code page lacks them
+
+    def mark(self, state: str) -> str:
+        word = f"{state:<9}"
+        if not self.terminal:
+            return word
+        symbol, plain, colour = _MARKS[state]
+        return f"\x1b[{colour}m{symbol if self.symbols else plain} {word}\x1b[0m"
+
+
+def _takes_colour(stream: object) -> bool:
+    """Whether a terminal shows colour codes as colour: a Windows console only once asked
+    to (virtual terminal processing); else it gets the words, as a pipe does."""
+    if sys.platform != "win32":
+        return True
+    try:
+        handle = msvcrt.get_osfhandle(stream.fileno())  # type: ignore[attr-defined]
+        mode = ctypes.c_uint32()
+        kernel32 = ctypes.windll.kernel32
+        return bool(kernel32.GetConsoleMode(handle, ctypes.byref(mode))
+                    and kernel32.SetConsoleMode(handle, mode.value | 0x0004))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+class Progress:
+    """One line on stderr, rewritten in place, while a long step runs; nothing when
+    stderr is not a terminal (so a pipe or a log gets none of it)."""
+
+    def __init__(self, stream: object) -> None:
+        isatty = getattr(stream, "isatty", None)
+        self.stream = stream if isatty and isatty() else None
+        self.width = max(20, shutil.get_terminal_size().columns - 1)
+
+    def say(self, text: str) -> None:
+        if self.stream is not None:
+            self.stream.write("\r" + text[:self.width].ljust(self.width))  # type: ignore[attr-defined]
+            self.stream.flush()  # type: ignore[attr-defined]
+
+    def done(self) -> None:
+        if self.stream is not None:
+            self.say("")
+            self.stream.write("\r")  # type: ignore[attr-defined]
+            self.stream.flush()  # type: ignore[attr-defined]
+
+
+def from_home(text: str, home: Optional[str], windows: bool) -> str:
+    """``text`` with the home folder written as ``~`` (``%USERPROFILE%`` on Windows)."""
+    if not home or len(home.rstrip("\\/")) < 2:
+        return text
+    home = home.rstrip("\\/")
+    return text.replace(home + ("\\" if windows else "/"), "%USERPROFILE%\\" if windows else "~/")
+
+
+# -- doctor -----------------------------------------------------------------------------
+
+def state_of(harness: Mapping[str, object], problems: Sequence[Tuple[Problem, List[str]]]) -> str:
+    mine = [p for p, _ in problems if p.harness == harness["name"]]
+    if any(p.broken for p in mine):
+        return BROKEN
+    if mine:
+        return NEEDS_YOU
+    return OK if harness["registered"] != "no" or harness["lich_reads"] else ABSENT
+
+
+def doctor_json(report: Dict[str, object], problems: Sequence[Found]) -> Dict[str, object]:
+    """doctor's findings as doctor --json prints them (docs/schemas/doctor.json)."""
+    groups = grouped(problems)
+    harnesses = [dict(h, state=state_of(h, groups)) for h in report["harnesses"]]  # type: ignore[attr-defined]
+    return {"schema": SCHEMA, "ok": not groups, **report, "harnesses": harnesses, "problems": [
+        {"harness": p.harness, "cause": p.cause, "count": len(texts), "said": said(p, texts), "each": texts,
+         "fix": p.fix, "broken": p.broken} for p, texts in groups]}
+
+
+def _what(h: Mapping[str, object]) -> str:
+    """What lich sees in a harness, and whether every registered command ran."""
+    regs: List[dict] = h["registrations"]  # type: ignore[assignment]
+    ours = [r for r in regs if r["ours"]]
+    if h["registered"] == "release plugin":
+        seen = "lichhook's release plugin"
+    elif ours:
+        seen = f"lichhook registered ({len(ours)} {'command' if len(ours) == 1 else 'commands'})"
+    elif h["registered"] == "unknown":
+        seen = "cannot tell (a config cannot be read)"
+    elif not h["lich_reads"]:
+        return "not registered" + (f" (detected: {h['detected']})" if h["detected"] else "; not detected")
+    else:
+        seen = ""
+    if h["lich_reads"]:
+        seen += ("; " if seen else "") + f"lich reads {h['lich_reads'][0]}"  # type: ignore[index]
+    runs = [r["run"] for r in regs if r["run"] is not None]
+    if not runs:
+        return seen
+    ran = sum(1 for r in runs if r["ok"])
+    unrun = next((r["said"] for r in runs if r["said"].startswith("not run")), None)  # its reason, once
+    return seen + ("; every one ran" if ran == len(regs) else f"; {ran} of {len(regs)} ran"
+                   + (f" ({unrun})" if unrun else ""))
+
+
+def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> List[str]:
+    """One screen: the harnesses, each with its mark, then its problems, one line per cause."""
+    lines = [f"lichhook {data['lichhook']} doctor (python {data['python']}; "
+             f"{'inside lich' if data['inside_lich'] else 'outside lich'}; "
+             f"{'live runs against a stand-in lich' if data['live_runs'] else 'configs read only (--no-run)'})"]
+    by_harness: Dict[str, List[str]] = {}
+    for p in data["problems"]:  # type: ignore[attr-defined]
+        by_harness.setdefault(p["harness"], []).append(f"problem: {p['harness']}: {p['said']}. Fix: {p['fix']}")
+    for h in data["harnesses"]:  # type: ignore[attr-defined]
+        lines.append(f"{style.mark(h['state'])} {h['name']:<12} {_what(h)}")
+        lines += by_harness.pop(h["name"], [])
+    for rest in by_harness.values():  # lichhook's own: its archive copies
+        lines += rest
+    failures: List[str] = data["failures"]  # type: ignore[assignment]
+    if failures:
+        lines.append(f"recent hook failures: {len(failures)}, the newest: {failures[-1]}")
+    count = len(data["problems"])  # type: ignore[arg-type]
+    lines.append("verdict: no problem found" if not count else
+                 f"verdict: {count} {'problem' if count == 1 else 'problems'}; fix, then run doctor again")
+    lines.append(f"every registration, run and failure: {verbose}")
+    return lines
+
+
+# -- install and uninstall ----------------------------------------------------------------
+
+class FromHome:
+    """A text stream that writes paths in the home from ``~`` (``%USERPROFILE%``)."""
+
+    def __init__(self, stream: object, home: Optional[str], windows: bool) -> None:
+        self.stream, self.home, self.windows = stream, home, windows
+
+    def write(self, text: str) -> int:
+        return self.stream.write(from_home(text, self.home, self.windows))  # type: ignore[attr-defined, no-any-return]
+
+    def flush(self) -> None:
+        self.stream.flush()  # type: ignore[attr-defined]
+
+
+def changes_line(name: str, planned: Sequence[object]) -> str:
+    """``name: created a, b; changed c``: one harness's files, by what happened to them."""
+    verbs: Dict[str, List[str]] = {}
+    for p in planned:
+        if p.before is None and p.after is None:  # type: ignore[attr-defined]
+            continue  # neither there before nor after: nothing to say
+        words = p.describe()  # type: ignore[attr-defined]
+        at = words.index(p.path)  # type: ignore[attr-defined]
+        verbs.setdefault(words[:at].strip(), []).append(words[at:])
+    return f"{name}: " + ("; ".join(f"{verb} {', '.join(paths)}" for verb, paths in verbs.items())
+                          or "nothing to do")
+
+
+def note_lines(notes: Iterable[Tuple[str, str, str]]) -> List[str]:
+    """One line per note, from (harness name, title, sentence); a sentence several
+    harnesses say alike, but for their names, is one line naming them all."""
+    groups: Dict[str, List[Tuple[str, str]]] = {}
+    for name, title, text in notes:
+        text = text[len(title) + 2:] if text.startswith(title + ": ") else text
+        key = text.replace(f"`{name}`", "`\0`").replace(title, "\0")
+        groups.setdefault(key, []).append((name, text))
+    lines = []
+    for key, members in groups.items():
+        names = list(dict.fromkeys(name for name, _ in members))
+        text = members[0][1] if len(names) == 1 else key.replace("`\0`", "its CLI").replace("\0", "the harness")
+        lines.append(f"note: {', '.join(names)}: {text}")
+    return lines
+
+
+def closing_line(command: str, names: Sequence[str], changed: int, todo: bool, doctor: str) -> str:
+    """What changed, and the next step."""
+    if not names:
+        return f"done: nothing was {command}ed."
+    where = ", ".join(names)
+    files = f"{changed} {'file' if changed == 1 else 'files'} changed"
+    if command == "uninstall":
+        return f"done: lichhook removed from {where} ({files})."
+    if not changed:
+        return f"done: nothing to change; lichhook is registered in {where}. To check it runs: {doctor}"
+    first = "do what the notes above ask, then " if todo else ""
+    return (f"done: lichhook registered in {where} ({files}). Next: {first}start "
+            f"{'the harness' if len(names) == 1 else 'each harness'} inside lich; to check: {doctor}")
