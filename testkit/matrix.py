@@ -8,7 +8,10 @@ finds its interpreter (pyenv's ``~/.pyenv/versions/X.Y.*``, then the Debian sid 
 
 1. makes a virtualenv of its own in the cache folder (``LICHHOOK_MATRIX_CACHE``, else
    ``/var/tmp/lichhook-matrix``) and installs the checkout with its test extra there;
-2. runs the default suite, spread over the machine's cores by pytest-xdist;
+2. runs the default suite, spread over the machine's cores by pytest-xdist; with
+   ``--spread`` the oldest and the newest Python run all of it, and the Pythons between
+   share it: each runs its own share (``LICHHOOK_SHARE=k/n``, tests/conftest.py), so every
+   test still runs on the running Python, the oldest, the newest and one between;
 3. builds the archive with that Python and, in a throw-away home, runs ``demo``,
    ``install claude``, one registered hook exactly as Claude Code runs it (``sh -c`` on its
    command line, a payload on stdin) against lich's stand-in, ``doctor`` (which runs every
@@ -30,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+import zlib
 from typing import Dict, List, Optional, Sequence
 
 from lichhook._version import TESTED_PYTHONS
@@ -39,6 +43,25 @@ DEFAULT_CACHE = Path("/var/tmp/lichhook-matrix")
 XDIST = "pytest-xdist>=3.5"
 SUITE_TIMEOUT = 1800
 STEP_TIMEOUT = 300
+
+
+SHARE_VARIABLE = "LICHHOOK_SHARE"
+
+
+def in_share(nodeid: str, share: str) -> bool:
+    """Whether the test ``nodeid`` is in ``share`` ("k/n": the k-th of n, from 1); the same
+    test lands in the same share on every Python and every run."""
+    k, n = (int(part) for part in share.split("/"))
+    return zlib.crc32(nodeid.encode("utf-8")) % n == k - 1
+
+
+def shares(versions: Sequence[str], running: Optional[str]) -> Dict[str, Optional[str]]:
+    """For each version whose suite runs here: None (all of it) or its share ("k/n"). The
+    oldest and the newest run it all; those between (the running one left out: its caller
+    ran it all) each take one share."""
+    between = [v for v in versions[1:-1] if v != running]
+    spread: Dict[str, Optional[str]] = {v: f"{i}/{len(between)}" for i, v in enumerate(between, 1)}
+    return {v: spread.get(v) for v in versions if v != running}
 
 
 class Failed(Exception):
@@ -87,13 +110,17 @@ def venv(python: str, version: str, cache: Path) -> str:
     return str(bin_python)
 
 
-def suite(python: str, version: str, workers: int) -> str:
-    """The default suite; its closing line."""
+def suite(python: str, version: str, workers: int, share: Optional[str] = None) -> str:
+    """The default suite, or its ``share``; its closing line."""
     args = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     if workers > 1:
         args += ["-n", str(workers)]
-    done = run(args, f"{version}: the default suite", timeout=SUITE_TIMEOUT, cwd=ROOT,
-               env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env.pop(SHARE_VARIABLE, None)
+    if share:
+        env[SHARE_VARIABLE] = share
+    done = run(args, f"{version}: the default suite" + (f", share {share}" if share else ""),
+               timeout=SUITE_TIMEOUT, cwd=ROOT, env=env)
     lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
     return lines[-1] if lines else ""
 
@@ -148,12 +175,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="no suite on the Python running this (the caller ran it); its archive check still runs")
     parser.add_argument("--only", nargs="*", default=None, help="only these versions (3.12 3.15 ...)")
     parser.add_argument("--archive-only", action="store_true", help="skip the suites: only the archive checks")
+    parser.add_argument("--spread", action="store_true",
+                        help="all of the suite on the oldest and the newest Python, a share of it on each between")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="pytest-xdist workers per suite")
     args = parser.parse_args(argv)
     running = "%d.%d" % sys.version_info[:2]
     versions = list(args.only or TESTED_PYTHONS)
     cache = Path(os.environ.get("LICHHOOK_MATRIX_CACHE") or DEFAULT_CACHE)
     cache.mkdir(parents=True, exist_ok=True)
+    plan = shares(list(TESTED_PYTHONS), running if args.skip_running else None) if args.spread else {}
     passed: List[str] = []
     failed: List[str] = []
     for version in versions:
@@ -170,8 +200,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             else:
                 env_python = venv(python, version, cache)
             if not args.archive_only and env_python != sys.executable:
-                closing = suite(env_python, version, args.workers)
-                print(f"matrix: {version}: default suite: {closing}", flush=True)
+                share = plan.get(version)
+                closing = suite(env_python, version, args.workers, share)
+                print(f"matrix: {version}: default suite{f' (share {share})' if share else ''}: {closing}", flush=True)
             print(f"matrix: {version}: {through_the_archive(env_python, version)}", flush=True)
         except Failed as exc:
             failed.append(version)

@@ -3,11 +3,25 @@ environment, lich's stand-in, misbehaving loopback servers."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from testkit import archive, environment, servers
+from testkit import archive, environment, matrix, servers
+
+
+def pytest_collection_modifyitems(config, items):
+    """With LICHHOOK_SHARE=k/n only the k-th of n shares of the tests runs: how the Pythons
+    between the oldest and the newest share the suite (testkit/matrix.py)."""
+    share = os.environ.get(matrix.SHARE_VARIABLE)
+    if not share:
+        return
+    kept, left = [], []
+    for item in items:
+        (kept if matrix.in_share(item.nodeid, share) else left).append(item)
+    config.hook.pytest_deselected(items=left)
+    items[:] = kept
 
 
 @pytest.fixture(scope="session")

@@ -171,12 +171,12 @@ def test_codex_listing_is_read_as_lich_reads_it_and_replaced_through_codex(run, 
 
 
 def test_a_codex_that_hangs_is_stopped_and_named(tmp_path):
-    env = dict(os.environ, HOME=str(tmp_path), FAKE_CLI_HANG="1")
+    env = dict(os.environ, HOME=str(tmp_path), FAKE_CLI_HANG="1", LICHHOOK_CLI_TIMEOUT="1")
     program = fake_bin(tmp_path, "codex").split(os.pathsep)[0] + "/codex"
     started = time.monotonic()
-    with pytest.raises(ConfigError) as caught:
-        harnesscli.run(program, ["plugin", "list", "--json"], env, timeout=1)
-    assert "did not finish within 1 s" in str(caught.value)
+    with pytest.raises(ConfigError) as caught:  # a change is given LICHHOOK_CLI_TIMEOUT's 1 s
+        harnesscli.run(program, ["plugin", "add", "lich@lich-plugin"], env, change=True)
+    assert "did not finish within 1 s" in str(caught.value) and "LICHHOOK_CLI_TIMEOUT=<seconds>" in str(caught.value)
     assert time.monotonic() - started < 30  # killed, not waited for
 
 

@@ -20,6 +20,8 @@ from lichhook.install.jsonmerge import ConfigError
 # a folder, an install copies the plugin) gets longer. lich bounds its own reads at 10 s.
 READ_TIMEOUT = 10.0
 CHANGE_TIMEOUT = 120.0
+# A slow disk or a busy machine may need longer for a change: seconds, a positive number.
+CHANGE_TIMEOUT_VARIABLE = "LICHHOOK_CLI_TIMEOUT"
 # Lines of a backtrace, or of a runtime's trailer, which never say what went wrong: Node's
 # "    at f (file:1:2)", caret line and "Node.js v22.1.0"; Python's "Traceback (most
 # recent call last):" and '  File "x", line 1'; Rust's "stack backtrace:", "  0: frame"
@@ -45,6 +47,16 @@ class Result:
         return f"`{' '.join(self.argv)}` exited with {self.returncode}" + (f": {said}" if said else "")
 
 
+def change_timeout(environ: Mapping[str, str]) -> float:
+    """How long a CLI may take to change state: ``LICHHOOK_CLI_TIMEOUT`` when it is a
+    positive number of seconds, else ``CHANGE_TIMEOUT``."""
+    try:
+        seconds = float(environ.get(CHANGE_TIMEOUT_VARIABLE, ""))
+    except ValueError:
+        return CHANGE_TIMEOUT
+    return seconds if 0 < seconds < float("inf") else CHANGE_TIMEOUT
+
+
 def said_line(output: str) -> str:
     """What a CLI's output says went wrong, in one line: its last line that names an error,
     else its last line, backtraces and runtime trailers left out."""
@@ -54,9 +66,11 @@ def said_line(output: str) -> str:
     return line if len(line) <= MAX_SAID else line[:MAX_SAID] + "..."
 
 
-def run(program: str, args: Sequence[str], environ: Mapping[str, str], timeout: float = READ_TIMEOUT,
+def run(program: str, args: Sequence[str], environ: Mapping[str, str], change: bool = False,
         cwd: Optional[str] = None) -> Result:
-    """Run ``program args``; raise ConfigError when it cannot start or outlives ``timeout``."""
+    """Run ``program args``; raise ConfigError when it cannot start or outlives its time:
+    ``READ_TIMEOUT``, or ``change_timeout`` for a command that changes the harness's state."""
+    timeout = change_timeout(environ) if change else READ_TIMEOUT
     argv = [program, *args]
     shown = " ".join([os.path.basename(program), *args])
     kwargs: dict = {}
@@ -74,7 +88,8 @@ def run(program: str, args: Sequence[str], environ: Mapping[str, str], timeout: 
     except subprocess.TimeoutExpired:
         _kill(proc)
         raise ConfigError(f"`{shown}` did not finish within {timeout:g} s and was stopped; "
-                          f"run it yourself to see what it waits for, then run this again") from None
+                          f"run it yourself to see what it waits for, then run this again (or give it longer: "
+                          f"{CHANGE_TIMEOUT_VARIABLE}=<seconds>)") from None
     return Result([os.path.basename(program), *args], proc.returncode, out.decode("utf-8", "replace"))
 
 

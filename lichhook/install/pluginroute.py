@@ -168,7 +168,7 @@ def apply(h: Harness, target: Target) -> List[str]:
     if (installed(h) is not None and installed(h).version == want  # type: ignore[union-attr]
             and _same(_marketplace_source(h) or "", folder) and installed_root(h)):
         return []
-    run = lambda *args: harnesscli.run(found, list(args), h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)  # noqa: E731
+    run = lambda *args: harnesscli.run(found, list(args), h.env.environ, change=True)  # noqa: E731
     key, market = lichplugin.KEY, lichplugin.MARKETPLACE
     lines: List[str] = []
     other = _marketplace_source(h)
@@ -213,7 +213,7 @@ def remove(h: Harness) -> List[str]:
         return [f"lichhook's plugin {lichplugin.KEY} is still installed in {h.title}, and `{h.name}` is not on "
                 f"PATH to remove it: run {lichplugin.REMOVE[h.name]}"]
     for args in lichplugin.REMOVE[h.name].split(" && "):
-        result = harnesscli.run(found, args.split()[1:], h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)
+        result = harnesscli.run(found, args.split()[1:], h.env.environ, change=True)
         if not result.ok:
             raise ConfigError(f"could not remove lichhook's plugin from {h.title}: {result.describe()}")
     return [f"plugin: removed {lichplugin.KEY} and its marketplace through `{h.name} plugin`"]
@@ -367,7 +367,7 @@ def finish_uninstall(h: Harness, target: Target) -> List[str]:
     folder, found = marketplace_dir(h.name), program(h)
     if found and _same(_marketplace_source(h) or "", folder):  # left without its plugin
         result = harnesscli.run(found, ["plugin", "marketplace", "remove", lichplugin.MARKETPLACE], h.env.environ,
-                                timeout=harnesscli.CHANGE_TIMEOUT)
+                                change=True)
         if not result.ok:
             raise ConfigError(f"could not remove lichhook's marketplace from {h.title}: {result.describe()}")
         lines.append(f"plugin: removed the marketplace {lichplugin.MARKETPLACE} ({folder}) through `{h.name} plugin`")

@@ -58,7 +58,7 @@ def _through_cli(h: Harness, seen: Sighting) -> str:
     else:
         steps = [["plugin", "remove", lichplugin.KEY], ["plugin", "marketplace", "remove", lichplugin.MARKETPLACE]]
     for i, args in enumerate(steps):
-        result = harnesscli.run(program, args, h.env.environ, timeout=harnesscli.CHANGE_TIMEOUT)
+        result = harnesscli.run(program, args, h.env.environ, change=True)
         if not result.ok and i == 0:
             raise ConfigError(f"could not remove lich-plugin from {h.title}: {result.describe()}; nothing else "
                               f"was changed. Remove it yourself ({seen.remove}), then run install again")
