@@ -110,25 +110,32 @@ def crush_command(block: str) -> Optional[str]:
     return None
 
 
-UPDATE_NOTE = "lich's own install or update of its plugin here replaces lichhook's marked part with lich-plugin's"
+def update_note(whole: bool) -> str:
+    """What lich's own install or update of its plugin does to what lichhook wrote here:
+    rewrites the file whole (opencode's, omp's ``lich.js``), or only the marked part."""
+    if whole:
+        return ("lich's own install or update of its plugin rewrites this lich.js whole with lich-plugin's: "
+                "lich-plugin then reports here, lichhook no longer does")
+    return ("lich's own install or update of its plugin replaces lichhook's marked part with lich-plugin's, "
+            "beside lichhook's own hooks: every report twice until install --replace")
 
 
-def notes(harness: str, lich: Optional[str], how: str) -> List[str]:
+def notes(harness: str, lich: Optional[str], how: str, whole: bool = False) -> List[str]:
     if lich is None:
         return [f"{harness}: lich's tools not registered: lich's binary is {how}. Set LICH_BIN to it (or put it on "
                 "PATH) and run install again; until then lich names its command line in this harness, which works."]
     return [f"{harness}: lich's tools registered: `{lich} mcp` ({how}); lich reads its plugin installed, "
-            f"at {VERSION}. {UPDATE_NOTE[0].upper()}{UPDATE_NOTE[1:]}."]
+            f"at {VERSION}. {update_note(whole).capitalize()}."]
 
 
-def check(harness: str, registered: Optional[str], environ: dict, windows: bool) -> tuple:
+def check(harness: str, registered: Optional[str], environ: dict, windows: bool, whole: bool = False) -> tuple:
     """doctor's (line, problem, fix) about lich's tools in ``harness``: the server
     lichhook registered (``registered``, lich's binary it names), or why there is none."""
     if registered is None:
         lich, how = find_lich(environ, windows)
         why = f"lich's binary is {how}" if lich is None else f"lich found {how} ({lich}); install again to register it"
         return f"lich's tools: none registered by lichhook ({why}); lich names its command line here", None, None
-    line = f"lich's tools: `{registered} mcp`, lich's marker at {VERSION} ({UPDATE_NOTE})"
+    line = f"lich's tools: `{registered} mcp`, lich's marker at {VERSION} ({update_note(whole)})"
     if not os.path.isfile(registered):
         return (line, f"it names {registered}, which is not there",
                 f"start lich (it repoints the entry at itself) or run: lichhook install {harness}")
