@@ -79,6 +79,7 @@ def test_crush_block_with_lichs_server_read_and_repaired_as_lich_does(run, home,
     again = run("install", "crush", env={"LICH_BIN": str(lich)})
     doctor = run("doctor", "--verbose", env={"LICH_BIN": str(lich)}).stdout.decode()
     assert again.returncode == 0 and f"lich's tools: `{lich} mcp`, lich's marker at {RELEASE}" in doctor, doctor
+    assert "replaces lichhook's marked part with lich-plugin's, beside lichhook's own hooks" in doctor, doctor
     assert run("uninstall", "crush").returncode == 0
     assert rc.read_text() == mine
 
@@ -151,7 +152,7 @@ def test_doctor_names_lichs_tools_and_a_registration_whose_lich_is_gone(run, hom
     assert run("install", "omp", env={"LICH_BIN": str(lich)}).returncode == 0
     fine = run("doctor", "--verbose", env={"LICH_BIN": str(lich)}).stdout.decode()
     assert f"lich's tools: `{lich} mcp`, lich's marker at {RELEASE}" in fine, fine
-    assert "lich's own install or update of its plugin here replaces lichhook's marked part" in fine
+    assert "lich's own install or update of its plugin rewrites this lich.js whole" in fine, fine  # omp's
     lich.unlink()
     gone = run("doctor", "--verbose").stdout.decode()
     assert f"it names {lich}, which is not there" in gone, gone
@@ -186,11 +187,60 @@ def test_replace_sets_lich_plugins_antigravity_folder_aside_and_writes_lichhooks
     assert "to put it back: mv " in done.stdout.decode()
 
 
-def test_opencode_gets_lichs_tools_and_marker_only_when_asked_for(run, home):
+def test_opencode_gets_lichs_tools_and_marker(run, home):
     module = home / ".config" / "opencode" / "plugin" / "lich.js"
     done = run("install", "opencode")
-    assert done.returncode == 0 and "opencode: lich's tools are off" in done.stdout.decode()
-    assert not lichreading.has_tools("opencode", module, "") and "send_to_session" not in module.read_text()
-    assert run("install", "opencode", env={"LICHHOOK_OPENCODE_TOOLS": "1"}).returncode == 0
+    assert done.returncode == 0 and "lich's tools are off" not in done.stdout.decode()
     assert lichreading.has_tools("opencode", module, "") and '"send_to_session"' in module.read_text()
     assert run("uninstall", "opencode").returncode == 0 and not module.exists()
+
+
+# What lich's own update leaves where lichhook put lich's marker (lich's internal/agentplugin:
+# opencode's and omp's lich.js rewritten whole; Crush's block under the marker and Antigravity's
+# plugins/lich/ replaced with lich-plugin's, lichhook's own hooks staying beside them).
+LICH_PLUGIN_MODULE = "// lich-plugin v0.20.0 — installed by lich\nexport default function lich() {}\n"
+
+
+def _lichs_update(harness: str, home: Path) -> None:
+    if harness in ("opencode", "omp"):
+        path = home / ".config" / "opencode" / "plugin" / "lich.js" if harness == "opencode" else _paths(home)["omp"]
+        path.write_text(LICH_PLUGIN_MODULE)
+    elif harness == "crush":
+        rc = _paths(home)["crush"]
+        text = rc.read_text()
+        start, end = text.index("# >>> lich-plugin v"), text.index("# <<< lich-plugin <<<\n") + 22
+        rc.write_text(text[:start] + "# >>> lich-plugin v0.20.0 >>>\nhook add PreToolUse 'sh /x/report-state.sh'\n"
+                      "# <<< lich-plugin <<<\n" + text[end:])
+    else:
+        folder = _paths(home)["antigravity"].parent
+        (folder / "plugin.json").write_text('{"name": "lich", "version": "0.20.0", "description": "lich"}')
+        (folder / "hooks.json").write_text('{"hooks": {}}')
+
+
+@pytest.mark.parametrize("harness", ["opencode", "omp", "crush", "antigravity"])
+def test_after_lichs_own_update_doctor_says_what_runs_and_install_never_adds_a_second(run, home, lich, harness):
+    env = {"LICH_BIN": str(lich)}
+    if harness == "crush":
+        _paths(home)["crush"].parent.mkdir(parents=True)
+        _paths(home)["crush"].write_text("")
+    assert run("install", harness, env=env).returncode == 0
+    _lichs_update(harness, home)
+    before = {p: p.read_bytes() for p in home.rglob("*") if p.is_file()}
+    doctor = run("doctor", "--verbose", env=env)
+    out = doctor.stdout.decode()
+    assert "lich reads: lich-plugin 0.20.0" in out, out
+    problems = [line for line in out.splitlines() if line.startswith(f"problem: {harness}")]
+    if harness == "opencode":  # nothing of lichhook's is left there: lich-plugin is simply what runs
+        assert problems == [] and "note: lich-plugin reports for this harness" in out, out
+    else:  # one problem, saying what runs, with a fix that works
+        assert doctor.returncode == 1 and len(problems) == 1, out
+        said = ("lich replaced lichhook's module with lich-plugin 0.20.0" if harness == "omp"
+                else "lich-plugin 0.20.0 is installed beside lichhook")
+        assert said in problems[0] and f"install {harness} --replace" in problems[0], problems
+    again = run("install", harness, env=env)
+    assert again.returncode == 1 and "lich-plugin 0.20.0" in again.stderr.decode(), again
+    assert {p: p.read_bytes() for p in home.rglob("*") if p.is_file()} == before  # refused, nothing changed
+    back = run("install", harness, "--replace", env=env)
+    assert back.returncode == 0, back.stderr.decode()
+    fine = run("doctor", "--verbose", env=env).stdout.decode()
+    assert "lich-plugin 0.20.0" not in fine.split("lich reads:")[-1].splitlines()[0], fine

@@ -44,14 +44,11 @@ from lichhook.install.target import INTERPRETER_FLAGS, Target
 MARKER = b"Added by `lichhook install"
 FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's module
 TOOLS = "/* @TOOLS@ */"  # where lich's tools go (opencode: ``js/tools.js``)
-NO_TOOLS = "async function lichTools() {\n  return undefined; // lich's tools are off: docs/lich-tools.md\n}"
-# Install gives opencode lich's tools (and lich's marker) only with this set to 1.
-OPENCODE_TOOLS = "LICHHOOK_OPENCODE_TOOLS"
 # In omp's module, under lich's marker line: uninstall takes ``mcpServers.lich`` out only then.
 OWNS_SERVER = "// lichhook added mcpServers.lich to mcp.json beside this folder"
 
 
-def module_source(kind: str, target: Target, tools: bool = False) -> bytes:
+def module_source(kind: str, target: Target) -> bytes:
     """The module for ``kind`` ("opencode" or "omp") pointing at ``target``."""
     def part(name: str) -> str:
         found = pkgutil.get_data("lichhook.install", f"js/{name}.js")
@@ -60,8 +57,7 @@ def module_source(kind: str, target: Target, tools: bool = False) -> bytes:
         return found.decode("utf-8")
 
     text = part(kind).replace(FORWARD, part("forward").rstrip("\n"), 1)
-    if TOOLS in text:  # opencode's; lich's tools only when asked for (docs/lich-tools.md says why)
-        text = text.replace(TOOLS, part("tools").rstrip("\n") if tools else NO_TOOLS, 1)
+    text = text.replace(TOOLS, part("tools").rstrip("\n"), 1)  # opencode's module defines lich's tools
     # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
     text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
     text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
@@ -130,11 +126,7 @@ class JsModuleHarness(harness.Harness):
     def module(self, target: Target, marked: bool, claims: str = "") -> bytes:
         """The module; ``marked``: with lich's marker line first (then ``claims``)."""
         head = (lichtools.JS_MARKER + "\n" + claims).encode("utf-8") if marked else b""
-        return head + module_source(self.kind, target, self.tools())
-
-    def tools(self) -> bool:
-        """Whether the module itself defines lich's tools (opencode, when asked for)."""
-        return False
+        return head + module_source(self.kind, target)
 
     def replaceable(self, raw: bytes) -> bool:
         """Whether install may write over ``raw``: lichhook's module, or (with
@@ -142,7 +134,7 @@ class JsModuleHarness(harness.Harness):
         return MARKER in raw or (self.replacing and lichplugin.JS_MARKER.encode() in raw)
 
     def install(self, target: Target) -> List[files.Edit]:
-        return [owned.write_owned(self.module_path(), self.module(target, self.tools()), self.replaceable),
+        return [owned.write_owned(self.module_path(), self.module(target, True), self.replaceable),
                 owned.remove_owned(self.earlier_path(), owned.holding(MARKER))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
@@ -184,9 +176,6 @@ class Opencode(JsModuleHarness):
     def earlier_path(self) -> str:
         return os.path.join(self.config_dir(), "plugins", "lichhook.js")
 
-    def tools(self) -> bool:
-        return self.env.get(OPENCODE_TOOLS) == "1"
-
     def _npm_note(self) -> Optional[str]:
         reason = opencode_install_pending(self.config_dir())
         if reason is None:
@@ -197,17 +186,14 @@ class Opencode(JsModuleHarness):
 
     def notes(self, target: Target) -> List[str]:
         note = self._npm_note()
-        off = [] if self.tools() else [
-            f"opencode: lich's tools are off, so lich reads its plugin as not installed here ({OPENCODE_TOOLS}=1 "
-            "at install turns them on; docs/lich-tools.md says why they are off)"]
-        return off + ([note] if note else [])
+        return [note] if note else []
 
     def checks(self, target: Target) -> List[tuple]:
         note = self._npm_note()
         raw = files.read(self.module_path())
         tools = [] if raw is None or MARKER not in raw or lichplugin.JS_MARKER.encode() not in raw else [
             (f"lich's tools: defined by lichhook's module, running $LICH_BIN (else `lich`); lich's marker at "
-             f"{lichtools.VERSION} ({lichtools.UPDATE_NOTE})", None, None)]
+             f"{lichtools.VERSION} ({lichtools.update_note(True)})", None, None)]
         return tools + ([(f"note: {note}", None, None)] if note else [])
 
 
@@ -274,7 +260,7 @@ class Omp(JsModuleHarness):
         return super().uninstall(target) + [files.Edit(path, harness.removal(path, change))]
 
     def notes(self, target: Target) -> List[str]:
-        return lichtools.notes(self.title, *lichtools.find_lich(self.env.environ, self.env.windows))
+        return lichtools.notes(self.title, *lichtools.find_lich(self.env.environ, self.env.windows), whole=True)
 
     def checks(self, target: Target) -> List[tuple]:
         raw = files.read(self.module_path())
@@ -283,7 +269,7 @@ class Omp(JsModuleHarness):
         registered = None
         if self.owns_lich_server() or lichplugin.JS_MARKER.encode() in raw:
             registered = _lich_command(self.mcp_path())
-        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows)]
+        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows, whole=True)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return (super().registrations(target)
