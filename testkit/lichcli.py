@@ -263,10 +263,10 @@ def install(folder: Path, record: Path, script: Optional[Path] = None) -> Path:
 
 
 def program_text(record: str, script: Optional[str] = None) -> str:
-    """This file as a program recording into ``record``; it speaks UTF-8, as lich does
-    (a Windows Python would write the console's code page)."""
+    """This file as a program recording into ``record``; it writes UTF-8 and bare newlines,
+    as lich does (a Windows Python would write the code page and CRLF)."""
     tail = ("\nif __name__ == '__main__':\n    for stream in (sys.stdout, sys.stderr):\n"
-            "        stream.reconfigure(encoding='utf-8')  # type: ignore[attr-defined]\n"
+            "        stream.reconfigure(encoding='utf-8', newline='\\n')  # type: ignore[attr-defined]\n"
             f"    sys.exit(main({record!r}, {script!r}))\n")
     return Path(__file__).read_text("utf-8") + tail
 

@@ -820,7 +820,7 @@ import { readFileSync } from "node:fs";
 const script = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const hooks = {};
 for (const plugin of Object.values(await import(pathToFileURL(script.module).href)))
-  Object.assign(hooks, await plugin({ client: { app: { log: async () => {} } }, project: {}, directory: "C:\\", worktree: "C:\\" }));
+  Object.assign(hooks, await plugin({ client: { app: { log: async () => {} } }, project: {}, directory: "C:/", worktree: "C:/" }));
 const answers = [];
 for (const [name, args] of script.calls) answers.push(await hooks.tool[name].execute(args, { abort: new AbortController().signal }));
 console.log(JSON.stringify(answers));
