@@ -202,8 +202,8 @@ def main(argv=None) -> int:
         done = subprocess.run([args.python, args.pyz, "install", "opencode", "omp"], env=env, capture_output=True)
         assert done.returncode == 0, done.stderr.decode()
         (work / "driver.mjs").write_text(DRIVER)
-        modules = {("opencode", "lichhook"): home / ".config" / "opencode" / "plugins" / "lichhook.js",
-                   ("omp", "lichhook"): home / "agent" / "extensions" / "lichhook.js"}
+        modules = {("opencode", "lichhook"): home / ".config" / "opencode" / "plugin" / "lich.js",
+                   ("omp", "lichhook"): home / "agent" / "extensions" / "lich.js"}
         for kind, source in FLOOR.items():
             path = work / f"floor-{kind}.mjs"
             path.write_text(source.replace("@RELEASE@", RELEASE).replace("@STATE@", session_state.PATH)

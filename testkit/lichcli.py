@@ -257,11 +257,18 @@ def install(folder: Path, record: Path, script: Optional[Path] = None) -> Path:
     """Write an executable ``lich`` into ``folder`` recording into ``record``; its path."""
     folder.mkdir(parents=True, exist_ok=True)
     program = folder / "lich"
-    source = Path(__file__).read_text("utf-8")
-    tail = f"\nif __name__ == '__main__':\n    sys.exit(main({str(record)!r}, {str(script) if script else None!r}))\n"
-    program.write_text(f"#!{sys.executable}\n" + source + tail, "utf-8")
+    program.write_text(f"#!{sys.executable}\n" + program_text(str(record), str(script) if script else None), "utf-8")
     program.chmod(0o755)
     return program
+
+
+def program_text(record: str, script: Optional[str] = None) -> str:
+    """This file as a program recording into ``record``; it writes UTF-8 and bare newlines,
+    as lich does (a Windows Python would write the code page and CRLF)."""
+    tail = ("\nif __name__ == '__main__':\n    for stream in (sys.stdout, sys.stderr):\n"
+            "        stream.reconfigure(encoding='utf-8', newline='\\n')  # type: ignore[attr-defined]\n"
+            f"    sys.exit(main({record!r}, {script!r}))\n")
+    return Path(__file__).read_text("utf-8") + tail
 
 
 def calls(record: Path) -> List[dict]:

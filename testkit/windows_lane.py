@@ -21,6 +21,7 @@ pipes' code page is set with PYTHONIOENCODING instead.
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
 import os
@@ -333,7 +334,7 @@ class Lane:
                  ("waits", self.waits), ("locked store", self.locked_store),
                  ("claude-code hooks", self.claude_code), ("codex-waits", self.codex_waits), ("mcp", self.mcp),
                  ("code pages", self.code_pages), ("js modules", lambda: self.js_modules(standin)),
-                 ("uninstall", self.uninstall)]
+                 ("opencode tools", lambda: self.opencode_tools(standin)), ("uninstall", self.uninstall)]
         for name, step in steps:
             began = time.monotonic()
             step()
@@ -729,8 +730,8 @@ class Lane:
     def js_modules(self, standin) -> None:  # type: ignore[no-untyped-def]
         import test_install_js as tj
 
-        modules = {"opencode": self.wine.profile / ".config/opencode/plugins/lichhook.js",
-                   "omp": self.wine.profile / ".omp/agent/extensions/lichhook.js"}
+        modules = {"opencode": self.wine.profile / ".config/opencode/plugin/lich.js",
+                   "omp": self.wine.profile / ".omp/agent/extensions/lich.js"}
         work = self.wine.profile / "js lane"
         work.mkdir(exist_ok=True)
         (work / "driver.mjs").write_text(tj.DRIVER, encoding="utf-8")
@@ -765,6 +766,66 @@ class Lane:
             check(kinds == LIVES[kind], f"node {kind} ({end}): lich got {kinds}, not {LIVES[kind]}")
             # and none left once node has ended, on its own (its stdin closed) or killed
             check(wait_gone(servers, 10), f"node {kind} ({end}): a lichhook --serve outlived node: {servers()}")
+
+    # lich's tools in the installed opencode module, under the Windows node, running lich's
+    # command line (a stand-in .exe, as lich's is) from a folder whose path holds a space and
+    # non-ASCII; the prompt holds what a shell or Windows' quoting would change
+    def opencode_tools(self, standin) -> None:  # type: ignore[no-untyped-def]
+        import pip
+
+        from testkit import lichcli
+
+        if self.minor != next(iter(PYTHONS)):
+            return  # lich's tools run lich, not Python: once is enough
+        work = self.wine.profile / "lich tools ü"
+        plugin = work / "node_modules" / "@opencode-ai" / "plugin"
+        plugin.mkdir(parents=True, exist_ok=True)
+        (plugin / "package.json").write_text('{"name": "@opencode-ai/plugin", "type": "module", "main": "index.js"}')
+        (plugin / "index.js").write_text(SCHEMA_STANDIN, encoding="utf-8")
+        shutil.copyfile(self.wine.profile / ".config/opencode/plugin/lich.js", work / "lich.js")
+        record = work / "calls.jsonl"
+        lich = work / "lich.exe"  # pip's script launcher: runs the zip after it with the python it names
+        body = io.BytesIO()
+        with zipfile.ZipFile(body, "w") as z:
+            z.writestr("__main__.py", lichcli.program_text(self.wine.win(record)))
+        launcher = Path(pip.__file__).parent / "_vendor" / "distlib" / "t64.exe"
+        lich.write_bytes(launcher.read_bytes() + f'#!"{self.wine.win(self.exe)}"\n'.encode() + body.getvalue())
+        calls = [["list_sessions", {}], ["send_to_session", {"session": "docs", "prompt": TOOL_PROMPT}]]
+        (work / "driver.mjs").write_text(TOOLS_DRIVER, encoding="utf-8")
+        (work / "script.json").write_text(json.dumps({"module": self.wine.win(work / "lich.js"), "calls": calls}),
+                                          encoding="utf-8")
+        code, out, err = self.wine.node(self.node_exe, [self.wine.win(work / "driver.mjs"),
+                                                        self.wine.win(work / "script.json")], work,
+                                        env={"LICH_PORT": str(standin.port), "LICH_TOKEN": standin.token,
+                                             "LICH_SESSION_ID": standin.session_id, "LICH_BIN": self.wine.win(lich)})
+        check(code == 0, f"node with lich's tools exited {code}: {out!r} {err!r}")
+        answers = json.loads(out.decode("utf-8").splitlines()[-1])
+        argvs = [c["argv"] for c in lichcli.calls(record)]
+        check(argvs == [["sessions", "--json"], ["send", "--timeout", "90", "--", "docs", TOOL_PROMPT]],
+              f"lich's command line got {argvs}")
+        check(answers[1] == f"done: {TOOL_PROMPT}" and '"docs"' in answers[0], f"the tools answered {answers}")
+        shutil.rmtree(work)
+        self.log(f"      list_sessions and send_to_session ran {self.wine.win(lich)} with the prompt intact")
+
+
+# A stand-in for opencode's @opencode-ai/plugin: the schema builder it hands plugins.
+SCHEMA_STANDIN = """
+const field = () => ({ describe() { return this; }, optional() { return this; } });
+export const tool = Object.assign((input) => input, { schema: { string: field, number: field, boolean: field } });
+"""
+# opencode's side: load the module as a plugin inside lich, run its tools, print their answers.
+TOOLS_DRIVER = """
+import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
+const script = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const hooks = {};
+for (const plugin of Object.values(await import(pathToFileURL(script.module).href)))
+  Object.assign(hooks, await plugin({ client: { app: { log: async () => {} } }, project: {}, directory: "C:/", worktree: "C:/" }));
+const answers = [];
+for (const [name, args] of script.calls) answers.push(await hooks.tool[name].execute(args, { abort: new AbortController().signal }));
+console.log(JSON.stringify(answers));
+"""
+TOOL_PROMPT = 'it\'s "quoted" $(touch pwned) %PATH% ^& `x`\nsecond line: ü 東 -- --timeout 1\\'
 
 
 def commands() -> Dict[int, List[bytes]]:

@@ -238,7 +238,7 @@ def test_uninstall_keeps_hooks_of_other_lichhook_archives(run, home):
     ("codex", ".codex/config.toml", b"[mcp_servers\nbroken = "),
     ("crush", ".config/crush/crush.json", b"// a comment\n{}"),
     ("omp", ".omp/agent/mcp.json", b"\xff\xfe"),
-    ("opencode", ".config/opencode/plugins/lichhook.js", b"export default {} // someone else's\n"),
+    ("opencode", ".config/opencode/plugin/lich.js", b"export default {} // someone else's\n"),
 ])
 def test_a_config_that_does_not_parse_is_refused_untouched(run, home, harness, relpath, content):
     path = home / relpath
@@ -455,22 +455,22 @@ def test_js_modules_installed_with_baked_paths(run, home, tmp_path):
     agent = tmp_path / "agent dir"
     env = {"PI_CODING_AGENT_DIR": str(agent)}
     ok(run("install", "opencode", "omp", env=env))
-    for module in (home / ".config" / "opencode" / "plugins" / "lichhook.js", agent / "extensions" / "lichhook.js"):
+    for module in (home / ".config" / "opencode" / "plugin" / "lich.js", agent / "extensions" / "lich.js"):
         text = module.read_text()
         assert f"const PYTHON = {json.dumps(PY)};" in text
         assert f"const ARCHIVE = {json.dumps(str(installed_hooks(home)))};" in text
         assert 'const FLAGS = ["-I", "-S"];' in text and "spawn(PYTHON, [...FLAGS, ARCHIVE, " in text
     assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": mcp_args(home)}}}
     ok(run("uninstall", "opencode", "omp", env=env))
-    assert not (home / ".config" / "opencode" / "plugins" / "lichhook.js").exists()
-    assert not (agent / "extensions" / "lichhook.js").exists() and not (agent / "mcp.json").exists()
+    assert not (home / ".config" / "opencode" / "plugin" / "lich.js").exists()
+    assert not (agent / "extensions" / "lich.js").exists() and not (agent / "mcp.json").exists()
 
 
 def test_omp_profile_and_pi_dir(run, home, tmp_path):
     ok(run("install", "omp", env={"OMP_PROFILE": "work"}))
-    assert (home / ".omp" / "profiles" / "work" / "agent" / "extensions" / "lichhook.js").exists()
+    assert (home / ".omp" / "profiles" / "work" / "agent" / "extensions" / "lich.js").exists()
     ok(run("install", "omp", env={"PI_CODING_AGENT_DIR": str(tmp_path / "pi")}))
-    assert (tmp_path / "pi" / "extensions" / "lichhook.js").exists()
+    assert (tmp_path / "pi" / "extensions" / "lich.js").exists()
 
 
 # -- the registered commands run, from the harness's shell, and report ------------------
@@ -716,7 +716,7 @@ def test_doctor_names_a_registration_damaged_by_hand(run, home, harness, damage)
         path = home / ".codex" / "config.toml"
         prefix = "command = "
     else:
-        path = home / ".config" / "opencode" / "plugins" / "lichhook.js"
+        path = home / ".config" / "opencode" / "plugin" / "lich.js"
         prefix = "const PYTHON = "
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     lines = [prefix + value + (";" if harness == "opencode" else "") + "\n" if l.startswith(prefix) else l

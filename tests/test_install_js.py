@@ -390,14 +390,14 @@ def test_modules_swallow_a_missing_python(run, home, base_env, standin, tmp_path
     assert result.returncode == 0, result.stderr
     python.unlink()
     env = dict(base_env, **lich_env(standin))
-    opencode = home / ".config" / "opencode" / "plugins" / "lichhook.js"
+    opencode = home / ".config" / "opencode" / "plugin" / "lich.js"
     script = {"kind": "opencode", "module": str(opencode), "record": str(tmp_path / "none"), "directory": PROJECT,
               "steps": [step for step, _ in OPENCODE_LIFE], "expect": 0, "exit": False}
     out = drive(tmp_path, NODE, dict(script, until=str(tmp_path / "never"), wait=1), env)
     assert out["returned"] == ["undefined"] * len(OPENCODE_LIFE)
     # said once, in opencode's own log
     assert [m.split(" could not be started")[0] for m in out["logged"]] == [f"lichhook: {python}"], out["logged"]
-    script.update(kind="omp", module=str(agent / "extensions" / "lichhook.js"), steps=[omp_step(n) for n in OMP_LIFE])
+    script.update(kind="omp", module=str(agent / "extensions" / "lich.js"), steps=[omp_step(n) for n in OMP_LIFE])
     out = drive(tmp_path, NODE, dict(script, until=str(tmp_path / "never"), wait=1), env)
     assert out["returned"] == ["undefined"] * len(OMP_LIFE)
     assert [m.split(" could not be started")[0] for m in out["logged"]] == [f"lichhook: {python}"], out["logged"]
@@ -412,8 +412,8 @@ def installed(run, home, tmp_path):
     agent = tmp_path / "omp agent"
     result = run("install", "opencode", "omp", env={"PI_CODING_AGENT_DIR": str(agent)})
     assert result.returncode == 0, result.stderr
-    return {"opencode": home / ".config" / "opencode" / "plugins" / "lichhook.js",
-            "omp": agent / "extensions" / "lichhook.js"}
+    return {"opencode": home / ".config" / "opencode" / "plugin" / "lich.js",
+            "omp": agent / "extensions" / "lich.js"}
 
 
 def said(report) -> tuple:
@@ -531,8 +531,8 @@ def test_install_replaces_an_earlier_module_and_doctor_calls_it_out_of_date(run,
 
     agent = tmp_path / "agent"
     env = {"PI_CODING_AGENT_DIR": str(agent)}
-    paths = {"opencode": home / ".config" / "opencode" / "plugins" / "lichhook.js",
-             "omp": agent / "extensions" / "lichhook.js"}
+    paths = {"opencode": home / ".config" / "opencode" / "plugin" / "lich.js",
+             "omp": agent / "extensions" / "lich.js"}
     legacy = home / ".local" / "share" / "lichhook" / "lichhook.pyz"  # where the first releases put it
     legacy.parent.mkdir(parents=True)
     shutil.copyfile(pyz, legacy)
@@ -561,7 +561,7 @@ def test_install_replaces_an_earlier_module_and_doctor_calls_it_out_of_date(run,
 
 
 def test_uninstall_removes_an_earlier_module(run, home, pyz):
-    path = home / ".config" / "opencode" / "plugins" / "lichhook.js"
+    path = home / ".config" / "opencode" / "plugin" / "lich.js"
     path.parent.mkdir(parents=True)
     path.write_bytes(earlier_module("opencode", "first", sys.executable, str(pyz)))
     result = run("uninstall", "opencode")

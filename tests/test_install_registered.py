@@ -256,8 +256,8 @@ def previous_release(home: Path, tmp_path: Path) -> dict:
     texts[home / ".gemini" / "config" / "plugins" / "lichhook" / "plugin.json"] = json.dumps(
         {"name": "lichhook", "description": "Reports each Antigravity conversation to lich (added by "
          "'lichhook install antigravity')."}, indent=2) + "\n"
-    for kind, path in (("opencode", home / ".config" / "opencode" / "plugins" / "lichhook.js"),
-                       ("omp", home / ".omp" / "agent" / "extensions" / "lichhook.js")):
+    for kind, path in (("opencode", home / ".config" / "opencode" / "plugin" / "lich.js"),
+                       ("omp", home / ".omp" / "agent" / "extensions" / "lich.js")):
         template = (Path(__file__).parent / "fixtures" / "js" / f"{kind}-first.js").read_text(encoding="utf-8")
         texts[path] = template.replace('"@PYTHON@"', json.dumps(PY)).replace('"@ARCHIVE@"', json.dumps(legacy))
     for path, text in texts.items():

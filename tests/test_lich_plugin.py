@@ -125,7 +125,7 @@ def test_lichhooks_own_plugin_is_kept_and_no_config_entries_go_beside_it_without
     result = run("install", "claude")
     err = result.stderr.decode()
     assert result.returncode == 1 and "every report would be sent twice" in err, err
-    assert "lichhook, in lich-plugin's layout" in err and "`claude` is not on PATH" in err  # not lich-plugin
+    assert "lichhook, where lich reads lich-plugin" in err and "`claude` is not on PATH" in err  # not lich-plugin
     assert files_under(home) == before
 
 
@@ -234,7 +234,7 @@ def test_a_marked_module_is_refused_then_set_aside_with_the_way_back(run, home, 
     assert refused.returncode == 1 and f"rm {module}" in refused.stderr.decode()
     replaced = run("install", harness, "--replace")
     assert replaced.returncode == 0, replaced.stderr.decode()
-    assert not module.exists()
+    assert "Added by `lichhook install" in module.read_text()  # lichhook's module now holds lich's path
     back = next(line for line in replaced.stdout.decode().splitlines() if "to put it back: mv " in line)
     kept = Path(back.split("to put it back: mv ")[1].split(" ")[0])
     assert kept.read_text().startswith("// lich-plugin v0.18.0")

@@ -53,9 +53,9 @@ def test_install_and_doctor_use_the_folder_omp_reads(run, home, tmp_path, enviro
     env = {k: expand(v, home, elsewhere) for k, v in environ.items()}
     agent = Path(expand(folder, home, elsewhere)) if folder.startswith("ABS") else home / folder
     out = absolute(ok(run("install", "omp", env=env)).stdout.decode(), home)
-    module = agent / "extensions" / "lichhook.js"
+    module = agent / "extensions" / "lich.js"
     assert f"created {module}" in out
-    written = sorted(p for p in list(home.rglob("lichhook.js")) + list(tmp_path.glob("agent*/**/lichhook.js")))
+    written = sorted(p for p in list(home.rglob("lich.js")) + list(tmp_path.glob("agent*/**/lich.js")))
     assert written == [module]  # nowhere else
     assert json.loads((agent / "mcp.json").read_text())["mcpServers"]["lichhook"]["args"][-1] == "mcp"
     doctor = run("doctor", "--verbose", env=env).stdout.decode()
@@ -137,7 +137,7 @@ def test_the_extension_forwards_file_and_parent_so_a_sub_agent_is_left_out(run, 
     ok(run("install", "omp"))
     driver = tmp_path / "driver.mjs"
     driver.write_text(OMP_DRIVER)
-    module = home / ".omp" / "agent" / "extensions" / "lichhook.js"
+    module = home / ".omp" / "agent" / "extensions" / "lich.js"
     env = dict(base_env, **lich_env(standin))
     done = subprocess.run([node, str(driver), str(module), json.dumps([MAIN, SUB_AGENT, FORK])], env=env,
                           capture_output=True, timeout=20)

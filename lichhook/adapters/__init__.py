@@ -230,7 +230,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=(),  # file.edited says it
         registrations=tuple((e, ("opencode", e), None, None) for e in _OPENCODE_EVENTS),
-        usage="a plugin module, ~/.config/opencode/plugins/lichhook.js, runs one `opencode --serve`",
+        usage="a plugin module, ~/.config/opencode/plugin/lich.js, runs one `opencode --serve`",
     ),
     Descriptor(
         provider="omp",
@@ -251,7 +251,7 @@ DESCRIPTORS = (
         verdicts={},
         writers=("write", "edit", "bash", "notebook"),
         registrations=tuple((e, ("omp", e), None, None) for e in _OMP_EVENTS),
-        usage="an extension module, ~/.omp/agent/extensions/lichhook.js, runs one `omp --serve`",
+        usage="an extension module, ~/.omp/agent/extensions/lich.js, runs one `omp --serve`",
     ),
 )
 

@@ -21,13 +21,13 @@ import os
 from typing import List, Optional, Sequence
 
 from lichhook.descriptor import Registration
-from lichhook.install import entries, files, harness, jsonmerge, owned
+from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, owned
 from lichhook.install.files import Edit
 from lichhook.install.target import Target
 
 TABLE = ("lichhook",)
 # The manifest's description ends with this; no one else writes it (ownership proof).
-SIGNATURE = "(added by 'lichhook install antigravity')."
+SIGNATURE = lichplugin.LICHHOOK_SIGNATURE
 # The events whose lists hold handlers themselves; the others hold matcher groups.
 FLAT_EVENTS = frozenset({"PreInvocation", "PostInvocation", "Stop"})
 MARKER = b'"lichhook"'
@@ -106,7 +106,7 @@ class Antigravity(harness.EntryHarness):
         return [
             owned.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), _our_manifest),
             files.Edit(path, hooks, backup=False),
-        ]
+        ] + self._lich_tools(install=True)
 
     def uninstall(self, target: Target) -> List[Edit]:
         """The manifest goes only when lichhook wrote it; ``hooks.json`` goes whole only
@@ -128,7 +128,66 @@ class Antigravity(harness.EntryHarness):
         return [
             files.Edit(path, hooks, backup=False),
             owned.remove_owned(os.path.join(folder, "plugin.json"), _our_manifest, prune_dirs=[folder]),
-        ]
+        ] + self._lich_tools(install=False)
+
+    # -- lich's own MCP server and lich's marker (``lichtools``) --------------------------------
+
+    def marker_manifest(self) -> str:
+        return os.path.join(self.gemini_dir(), "config", "plugins", lichtools.NAME, "plugin.json")
+
+    def mcp_path(self) -> str:
+        return os.path.join(self.gemini_dir(), "config", "mcp_config.json")
+
+    def _marker(self, owns_server: bool) -> bytes:
+        added = " lichhook added mcpServers.lich to mcp_config.json." if owns_server else ""
+        data = {"name": lichtools.NAME, "version": lichtools.VERSION,
+                "description": f"lich's marker: lich reads its plugin installed here, with lich's tools "
+                               f"(the hooks are lichhook's own plugin).{added} {SIGNATURE}"}
+        return (json.dumps(data, indent=2) + "\n").encode("utf-8")
+
+    def owns_lich_server(self) -> bool:
+        raw = files.read(self.marker_manifest())
+        return raw is not None and _our_marker(raw) and b"added mcpServers.lich" in raw
+
+    def _lich_tools(self, install: bool) -> List[Edit]:
+        """With lich's binary found (on install): ``mcpServers.lich`` in mcp_config.json,
+        as ``agy mcp add lich <lich> mcp`` keeps it (unless someone else's ``lich`` entry is
+        there), and lich's marker, ``plugins/lich/plugin.json``. Otherwise both go, when ours."""
+        lich = lichtools.find_lich(self.env.environ, self.env.windows)[0] if install else None
+        path, manifest = self.mcp_path(), self.marker_manifest()
+        owned_before = self.owns_lich_server()
+        claim = lich is not None and (owned_before or not lichtools.has_server(path))
+
+        def add(doc, notes: List[str]) -> None:
+            if claim:
+                lichtools.put_server(doc, path, lich)  # type: ignore[arg-type]
+
+        def take(doc, keep) -> None:
+            lichtools.take_server(doc, keep)
+
+        folder = os.path.dirname(manifest)
+        # with --replace, lich-plugin's folder is set aside before this is written
+        edits = [owned.write_owned(manifest, self._marker(claim), lambda raw: _our_marker(raw) or self.replacing,
+                                   prune_dirs=[folder]) if lich
+                 else owned.remove_owned(manifest, _our_marker, prune_dirs=[folder])]
+        if claim:
+            edits.append(files.Edit(path, harness.json_edit(path, add)))
+        elif owned_before:
+            edits.append(files.Edit(path, harness.removal(path, take)))
+        return edits
+
+    def checks(self, target: Target) -> List[tuple]:
+        if files.read(os.path.join(self.plugin_dir(), "hooks.json")) is None:
+            return []  # lichhook is not installed here
+        raw = files.read(self.marker_manifest())
+        registered = None
+        if raw is not None and _our_marker(raw):
+            try:
+                servers = json.loads(files.read(self.mcp_path()) or b"{}").get("mcpServers") or {}
+                registered = servers.get(lichtools.NAME, {}).get("command")
+            except (ValueError, AttributeError):
+                registered = None
+        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,
@@ -136,6 +195,7 @@ class Antigravity(harness.EntryHarness):
 
     def notes(self, target: Target) -> List[str]:
         notes = ["Antigravity: run 'agy plugin list' (or /hooks in agy) to see the lichhook plugin loaded."]
+        notes += lichtools.notes(self.title, *lichtools.find_lich(self.env.environ, self.env.windows))
         quoted = target.sh_quoted() if target.windows else []
         if quoted:
             notes.insert(0, (
@@ -154,6 +214,16 @@ def _our_manifest(raw: bytes) -> bool:
     except (ValueError, RecursionError):
         return False
     return (isinstance(data, dict) and set(data) == {"name", "description"} and data["name"] == "lichhook"
+            and isinstance(data["description"], str) and data["description"].endswith(SIGNATURE))
+
+
+def _our_marker(raw: bytes) -> bool:
+    """Whether ``raw`` is the lich marker manifest lichhook wrote."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return (isinstance(data, dict) and set(data) == {"name", "version", "description"}
             and isinstance(data["description"], str) and data["description"].endswith(SIGNATURE))
 
 

@@ -26,7 +26,7 @@ import shlex
 from typing import Dict, List, Optional, Sequence
 
 from lichhook.descriptor import Registration
-from lichhook.install import entries, files, harness, jsonmerge, quoting, textblock
+from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, quoting, textblock
 from lichhook.install.target import Target
 
 NAME = "lichhook"
@@ -99,7 +99,7 @@ class Crush(harness.EntryHarness):
                 return raw if new == text else new.encode("utf-8")
 
             # a crush.json entry from an earlier install would run the hook twice
-            return [files.Edit(rc, add_block)] + self._remove_json(target)
+            return [files.Edit(rc, add_block), self._lich_block(self.lich()[0])] + self._remove_json(target)
         path = self.json_path()
         wanted = self.wanted(target)
 
@@ -129,7 +129,49 @@ class Crush(harness.EntryHarness):
             new = textblock.remove(text, BEGIN, END, is_own_line)
             return raw if new == text else new.encode("utf-8")
 
-        return [files.Edit(rc, remove_block)] + self._remove_json(target)
+        return [files.Edit(rc, remove_block), self._lich_block(None)] + self._remove_json(target)
+
+    # -- lich's own MCP server, in a block opened by lich's marker (``lichtools``) ------------
+
+    def lich(self) -> tuple:
+        return lichtools.find_lich(self.env.environ, self.env.windows)
+
+    def _lich_block(self, lich: Optional[str]) -> files.Edit:
+        """lichhook's lich-plugin-marked block in crushrc: written (or updated in place)
+        naming ``lich``, or taken out when ``lich`` is None."""
+        rc = self.rc_path()
+
+        def change(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+            if raw is None:
+                return None
+            text = _decode(raw, rc)
+            begin = _lich_open(text)
+            span = textblock.find(text, begin, lichtools.CRUSH_CLOSE, _is_lich_line) if begin else None
+            if lich is None:
+                new = textblock.remove(text, begin, lichtools.CRUSH_CLOSE, _is_lich_line) if begin else text
+            elif span:
+                new = text[:span[0]] + lichtools.crush_block(lich, textblock.newline_of(text)) + text[span[1]:]
+            else:
+                block = lichtools.crush_block(lich, textblock.newline_of(text))
+                new = textblock.put(text, block, lichtools.CRUSH_OPEN, lichtools.CRUSH_CLOSE, _is_lich_line)
+            return raw if new == text else new.encode("utf-8")
+
+        return files.Edit(rc, change)
+
+    def notes(self, target: Target) -> List[str]:
+        if not self.uses_crushrc():
+            return [f"Crush: lich's tools not registered: lich reads them from crushrc (Crush 0.88+), and "
+                    f"{self.rc_path()} does not exist. Create it (empty) and install again."]
+        return lichtools.notes(self.title, *self.lich())
+
+    def checks(self, target: Target) -> List[tuple]:
+        if not any(f.ours for f in self.registrations(target)):
+            return []  # lichhook is not installed here
+        raw = files.read(self.rc_path())
+        text = raw.decode("utf-8", "replace") if raw is not None else ""
+        begin = _lich_open(text)
+        command = lichtools.crush_command(text[text.index(begin):]) if begin else None
+        return [lichtools.check(self.name, command, self.env.environ, self.env.windows)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         wanted = self.wanted(target)
@@ -159,6 +201,19 @@ class Crush(harness.EntryHarness):
                 found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added, words,
                                            foreign))
         return found
+
+
+def _lich_open(text: str) -> Optional[str]:
+    """The open marker line of lichhook's lich-plugin block (its note follows it), or None."""
+    lines = text.splitlines()
+    for k, line in enumerate(lines[:-1]):
+        if line.startswith(lichplugin.CRUSH_OPEN) and lines[k + 1] == lichtools.CRUSH_NOTE:
+            return line
+    return None
+
+
+def _is_lich_line(line: str) -> bool:
+    return line == lichtools.CRUSH_NOTE or line.startswith(f"mcp add {lichtools.NAME} ")
 
 
 def is_own_line(line: str) -> bool:

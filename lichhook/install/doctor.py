@@ -313,11 +313,12 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             if not pending:
                 break
     except ConfigError as exc:
-        problems.append(Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True))
+        if not beside:  # else it is lich-plugin's file, named above with its fix
+            problems.append(Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True))
         return seen
     for note in dict.fromkeys(n for p in planned for n in p.notes):
         out.write(f"  note: {note}\n")
-    if ours and pending:
+    if ours and pending and not beside:  # with lich-plugin beside, install refuses: its fix is named
         files_ = ", ".join(p.path for p in pending)
         kept = " (it keeps what you added to lichhook's entries)" if any(f.additions for f in ours) else ""
         lacking = f"; no hook as this release writes it for {', '.join(missing)}" if missing else ""
@@ -345,8 +346,15 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
     foreign = [s for s in seen if not s.ours]  # lichhook's own beside its entries: pluginroute.twice
     if seen and not foreign and not registered:
         return True  # lichhook's release, installed as the plugin: registered that way
+    module = getattr(h, "module_path", None)
     for s in foreign:
-        if registered:
+        if registered and module is not None and s.path == module():
+            # lich's own install or update rewrote lichhook's module whole: lich-plugin runs, once
+            problems.append((h.name, f"lich replaced lichhook's module with lich-plugin {s.version} ({s.where}), "
+                                     "as lich's own install or update of its plugin does: lich-plugin reports here, "
+                                     "lichhook no longer does", f"keep lich-plugin: uninstall {h.name}; or have "
+                                     f"lichhook back: {_install_hint(h.name)} --replace"))
+        elif registered:
             problems.append((h.name, f"lich-plugin {s.version} is installed beside lichhook ({s.where}): every "
                                      "report is sent twice", f"remove it: {s.remove}; or run "
                                      f"{_install_hint(h.name)} --replace, which removes it and prints how to put "

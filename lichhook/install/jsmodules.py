@@ -13,10 +13,17 @@ Modules earlier releases wrote have the same marker and ``const PYTHON``/``ARCHI
 lines (some no ``FLAGS``, none ``EVENTS``): they are read back, replaced by install and
 removed by uninstall like the current one.
 
-- opencode: ``$XDG_CONFIG_HOME/opencode/plugins/lichhook.js``, else
-  ``~/.config/opencode/plugins/lichhook.js`` (opencode loads ``{plugin,plugins}/*.{ts,js}``).
-- omp: ``<agent dir>/extensions/lichhook.js`` and ``mcpServers.lichhook`` in
-  ``<agent dir>/mcp.json``, the agent dir being the one omp itself reads (``omp_agent_dir``).
+- opencode: ``$XDG_CONFIG_HOME/opencode/plugin/lich.js``, else
+  ``~/.config/opencode/plugin/lich.js`` (opencode loads ``{plugin,plugins}/*.{ts,js}``).
+- omp: ``<agent dir>/extensions/lich.js`` and ``mcpServers.lichhook`` in
+  ``<agent dir>/mcp.json``, the agent dir being the one omp itself reads (``omp_agent_dir``);
+  with lich's binary found, ``mcpServers.lich`` too (``lichtools``).
+
+``lich.js`` is where lich reads its companion plugin's marker line, and the module starts
+with it (``lichtools.JS_MARKER``; omp's only when lich's server is registered), so lich reads
+the plugin installed with its tools. Releases before wrote ``lichhook.js``; install and
+uninstall remove that file. lich's own plugin install or update rewrites ``lich.js`` whole
+with lich-plugin's module: lichhook is then gone from that harness, never there twice.
 """
 
 from __future__ import annotations
@@ -31,11 +38,14 @@ from typing import Dict, List, Mapping, Optional
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
-from lichhook.install import entries, files, harness, jsonmerge, owned
+from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, owned
 from lichhook.install.target import INTERPRETER_FLAGS, Target
 
 MARKER = b"Added by `lichhook install"
 FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's module
+TOOLS = "/* @TOOLS@ */"  # where lich's tools go (opencode: ``js/tools.js``)
+# In omp's module, under lich's marker line: uninstall takes ``mcpServers.lich`` out only then.
+OWNS_SERVER = "// lichhook added mcpServers.lich to mcp.json beside this folder"
 
 
 def module_source(kind: str, target: Target) -> bytes:
@@ -47,6 +57,7 @@ def module_source(kind: str, target: Target) -> bytes:
         return found.decode("utf-8")
 
     text = part(kind).replace(FORWARD, part("forward").rstrip("\n"), 1)
+    text = text.replace(TOOLS, part("tools").rstrip("\n"), 1)  # opencode's module defines lich's tools
     # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
     text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
     text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
@@ -105,28 +116,46 @@ class JsModuleHarness(harness.Harness):
     kind = ""
 
     def module_path(self) -> str:
+        """``lich.js``, where lich reads its companion plugin's marker line."""
         raise NotImplementedError
 
+    def earlier_path(self) -> str:
+        """``lichhook.js``, where releases before lich's tools wrote the module."""
+        raise NotImplementedError
+
+    def module(self, target: Target, marked: bool, claims: str = "") -> bytes:
+        """The module; ``marked``: with lich's marker line first (then ``claims``)."""
+        head = (lichtools.JS_MARKER + "\n" + claims).encode("utf-8") if marked else b""
+        return head + module_source(self.kind, target)
+
+    def replaceable(self, raw: bytes) -> bool:
+        """Whether install may write over ``raw``: lichhook's module, or (with
+        ``--replace``, which sets it aside first) lich-plugin's at the same path."""
+        return MARKER in raw or (self.replacing and lichplugin.JS_MARKER.encode() in raw)
+
     def install(self, target: Target) -> List[files.Edit]:
-        return [owned.write_owned(self.module_path(), module_source(self.kind, target), owned.holding(MARKER))]
+        return [owned.write_owned(self.module_path(), self.module(target, True), self.replaceable),
+                owned.remove_owned(self.earlier_path(), owned.holding(MARKER))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
-        return [owned.remove_owned(self.module_path(), owned.holding(MARKER))]
+        return [owned.remove_owned(path, owned.holding(MARKER)) for path in (self.module_path(), self.earlier_path())]
 
     def registrations(self, target: Target) -> List[harness.Found]:
-        path = self.module_path()
-        raw = files.read(path)
-        if raw is None or MARKER not in raw:
-            return []
-        python, archive = baked_paths(raw)
-        ours = archive is not None and target.archive_of(archive) is not None
-        events = baked_events(raw)
-        if events is None:  # an earlier release's module: the bare command, on the session start
-            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
-        else:
-            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "--serve"])
-            command += f", on {', '.join(events) or 'no event'}"
-        return [harness.Found(path, "module", command, python, archive, ours)]
+        found = []
+        for path in (self.module_path(), self.earlier_path()):
+            raw = files.read(path)
+            if raw is None or MARKER not in raw:
+                continue
+            python, archive = baked_paths(raw)
+            ours = archive is not None and target.archive_of(archive) is not None
+            events = baked_events(raw)
+            if events is None:  # an earlier release's module: the bare command, on the session start
+                command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+            else:
+                command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "--serve"])
+                command += f", on {', '.join(events) or 'no event'}"
+            found.append(harness.Found(path, "module", command, python, archive, ours))
+        return found
 
 
 class Opencode(JsModuleHarness):
@@ -142,6 +171,9 @@ class Opencode(JsModuleHarness):
         return [self.config_dir()]
 
     def module_path(self) -> str:
+        return os.path.join(self.config_dir(), "plugin", "lich.js")
+
+    def earlier_path(self) -> str:
         return os.path.join(self.config_dir(), "plugins", "lichhook.js")
 
     def _npm_note(self) -> Optional[str]:
@@ -158,7 +190,11 @@ class Opencode(JsModuleHarness):
 
     def checks(self, target: Target) -> List[tuple]:
         note = self._npm_note()
-        return [(f"note: {note}", None, None)] if note else []
+        raw = files.read(self.module_path())
+        tools = [] if raw is None or MARKER not in raw or lichplugin.JS_MARKER.encode() not in raw else [
+            (f"lich's tools: defined by lichhook's module, running $LICH_BIN (else `lich`); lich's marker at "
+             f"{lichtools.VERSION} ({lichtools.update_note(True)})", None, None)]
+        return tools + ([(f"note: {note}", None, None)] if note else [])
 
 
 class Omp(JsModuleHarness):
@@ -178,24 +214,62 @@ class Omp(JsModuleHarness):
             return [root]
 
     def module_path(self) -> str:
+        return os.path.join(self.agent_dir(), "extensions", "lich.js")
+
+    def earlier_path(self) -> str:
         return os.path.join(self.agent_dir(), "extensions", "lichhook.js")
 
     def mcp_path(self) -> str:
         return os.path.join(self.agent_dir(), "mcp.json")
 
+    def owns_lich_server(self) -> bool:
+        """Whether lichhook's module records that lichhook added ``mcpServers.lich``."""
+        raw = files.read(self.module_path())
+        return raw is not None and MARKER in raw and OWNS_SERVER.encode() in raw
+
     def install(self, target: Target) -> List[files.Edit]:
+        """The module and lichhook's waits server; with lich's binary found, lich's own
+        server (unless a ``lich`` entry someone else wrote is there) and the marker."""
         path = self.mcp_path()
+        lich, _ = lichtools.find_lich(self.env.environ, self.env.windows)
+        owned_before = self.owns_lich_server()
+        claim = lich is not None and (owned_before or not lichtools.has_server(path))
 
         def add(doc, notes: List[str]) -> None:
             entries.install_server(doc, path, ("mcpServers",), "lichhook", harness.server_entry(target, stdio_type=False),
                                    target, notes)
+            if claim:
+                lichtools.put_server(doc, path, lich)  # type: ignore[arg-type]
+            elif owned_before:
+                lichtools.take_server(doc, lambda where: None)
 
-        return super().install(target) + [files.Edit(path, harness.json_edit(path, add))]
+        module = self.module(target, lich is not None, OWNS_SERVER + "\n" if claim else "")
+        return [owned.write_owned(self.module_path(), module, self.replaceable),
+                owned.remove_owned(self.earlier_path(), owned.holding(MARKER)),
+                files.Edit(path, harness.json_edit(path, add))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         path = self.mcp_path()
-        return super().uninstall(target) + [files.Edit(path, harness.removal(
-            path, lambda doc, keep: entries.remove_server(doc, ("mcpServers",), "lichhook", target, keep)))]
+        owns = self.owns_lich_server()
+
+        def change(doc, keep) -> None:
+            entries.remove_server(doc, ("mcpServers",), "lichhook", target, keep)
+            if owns:
+                lichtools.take_server(doc, keep)
+
+        return super().uninstall(target) + [files.Edit(path, harness.removal(path, change))]
+
+    def notes(self, target: Target) -> List[str]:
+        return lichtools.notes(self.title, *lichtools.find_lich(self.env.environ, self.env.windows), whole=True)
+
+    def checks(self, target: Target) -> List[tuple]:
+        raw = files.read(self.module_path())
+        if raw is None or MARKER not in raw:
+            return []
+        registered = None
+        if self.owns_lich_server() or lichplugin.JS_MARKER.encode() in raw:
+            registered = _lich_command(self.mcp_path())
+        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows, whole=True)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return (super().registrations(target)
@@ -300,3 +374,15 @@ def opencode_install_pending(folder: str) -> Optional[str]:
     if not missing:
         return None
     return f"has no package-lock.json entry for {', '.join(missing)}"
+
+
+def _lich_command(path: str) -> Optional[str]:
+    """The command of ``mcpServers.lich`` in the JSON document at ``path``, or None."""
+    try:
+        raw = files.read(path)
+        servers = json.loads(raw.decode("utf-8-sig")).get("mcpServers") if raw else None
+        entry = servers.get(lichtools.NAME) if isinstance(servers, dict) else None
+    except (ValueError, AttributeError, jsonmerge.ConfigError):
+        return None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    return command if isinstance(command, str) and command else None

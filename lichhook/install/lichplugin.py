@@ -38,6 +38,10 @@ JS_MARKER = "// lich-plugin v"
 JS_FILE = "lich.js"
 CRUSH_OPEN = "# >>> lich-plugin v"
 CRUSH_CLOSE = "# <<< lich-plugin <<<"
+# What lichhook writes in the places lich reads its plugin from (``lichtools``), telling its
+# own marker from lich-plugin's (a module holding "lichhook" is lichhook's).
+LICHHOOK_CRUSH_NOTE = "# lichhook's: lich's MCP server for Crush ('lichhook uninstall crush' removes this block)"
+LICHHOOK_SIGNATURE = "(added by 'lichhook install antigravity')."
 
 
 class Sighting:
@@ -57,7 +61,7 @@ class Sighting:
         self.path = path
 
     def describe(self) -> str:
-        who = "lichhook, in lich-plugin's layout" if self.ours else "lich-plugin"
+        who = "lichhook, where lich reads lich-plugin" if self.ours else "lich-plugin"
         return f"{who} {self.version} ({self.where})"
 
 
@@ -232,7 +236,8 @@ def _crush(h: Harness) -> List[Sighting]:
     found = crush_block(raw.decode("utf-8", "replace")) if raw is not None else None
     if found is None or not found[2]:
         return []
-    return [Sighting(h.name, path, found[2], False,
+    ours = LICHHOOK_CRUSH_NOTE in raw.decode("utf-8", "replace")[found[0]:found[1]]  # type: ignore[union-attr]
+    return [Sighting(h.name, path, found[2], ours,
                      remove=f"delete the lines from '{CRUSH_OPEN}{found[2]} >>>' to '{CRUSH_CLOSE}' in {path}",
                      restore="", path=path)]
 
@@ -244,10 +249,13 @@ def antigravity_folder(h: Harness) -> str:
 def _antigravity(h: Harness) -> List[Sighting]:
     folder = antigravity_folder(h)
     manifest = os.path.join(folder, "plugin.json")
-    version = _text(_read_json(manifest, "Antigravity's plugin manifest"), "version")
+    data = _read_json(manifest, "Antigravity's plugin manifest")
+    version = _text(data, "version")
     if not version:
         return []
-    return [Sighting(h.name, manifest, version, is_ours(folder), remove=f"rm -r {_q(folder)}", restore="",
+    description = _text(data, "description")
+    ours = is_ours(folder) or (description is not None and description.endswith(LICHHOOK_SIGNATURE))
+    return [Sighting(h.name, manifest, version, ours, remove=f"rm -r {_q(folder)}", restore="",
                      path=folder)]
 
 

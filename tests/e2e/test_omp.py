@@ -197,7 +197,7 @@ def test_omp_loads_the_extension_from_where_install_put_it(sandbox, case):
         agent.mkdir(parents=True)
         shutil.copyfile(box.harness.agent_dir(box) / "models.yml", agent / "models.yml")
     out = box.install().stdout.decode()
-    assert f"created {agent / 'extensions' / 'lichhook.js'}" in archive.absolute(out, box.home), out
+    assert f"created {agent / 'extensions' / 'lich.js'}" in archive.absolute(out, box.home), out
     done = box.run(box.harness.headless("Say hello."))
     shown = box.harness.session_id(done)
     assert box.accepted(1) == [("omp", shown)]

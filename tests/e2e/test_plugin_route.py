@@ -116,7 +116,7 @@ def test_installed_as_the_plugin_lich_reads_it_and_nothing_stays_in_the_config(s
     config = (box.home / ".claude" / "settings.json") if name == "claude" else (box.home / ".codex" / "hooks.json")
     assert "hooks.pyz" not in (config.read_text() if config.exists() else "")
     doctor = box.lichhook("doctor", "--verbose").stdout.decode()
-    assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
+    assert f"lich reads: lichhook, where lich reads lich-plugin {version}" in doctor, doctor
     # uninstall takes it out through the same CLI
     gone = box.lichhook("uninstall", name)
     assert gone.returncode == 0, gone.stderr.decode()
@@ -299,7 +299,7 @@ def test_the_release_installs_as_lich_plugin_and_each_session_reports_once(sandb
         assert "./lichhook.pyz mcp" in row and "/plugins/cache/lich-plugin/lich/" in row and "enabled" in row, listed
     # lichhook's own install sees its release as lichhook, not as lich-plugin to refuse
     doctor = box.lichhook("doctor", "--verbose").stdout.decode()
-    assert f"lich reads: lichhook, in lich-plugin's layout {version}" in doctor, doctor
+    assert f"lich reads: lichhook, where lich reads lich-plugin {version}" in doctor, doctor
     assert "registered: yes, as the release plugin" in doctor
     assert not [line for line in doctor.splitlines() if line.startswith(f"problem: {name}:")], doctor
     # and install moves it to lichhook's own marketplace, still one report per session

@@ -26,6 +26,7 @@ async function rendered(kind, events, python = process.execPath) {
   writeFileSync(join(folder, "serve.mjs"), SERVE);
   const source = readFileSync(join(JS, `${kind}.js`), "utf8")
     .replace("/* @FORWARD@ */", readFileSync(join(JS, "forward.js"), "utf8"))
+    .replace("/* @TOOLS@ */", readFileSync(join(JS, "tools.js"), "utf8"))
     .replace('"@PYTHON@"', JSON.stringify(python))
     .replace('"@ARCHIVE@"', JSON.stringify(join(folder, "serve.mjs")))
     .replace('"@FLAGS@"', "[]")

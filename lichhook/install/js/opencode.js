@@ -1,7 +1,9 @@
 // lichhook for opencode. Added by `lichhook install opencode`; `lichhook uninstall opencode` removes it.
 // Inside lich, this hands each event lich's card needs to one `lichhook opencode --serve`, a line
-// each (docs/harness-events.md says what and why). Outside lich it does nothing.
+// each (docs/harness-events.md says what and why), and gives the session lich's own tools.
+// Outside lich it does nothing.
 /* @FORWARD@ */
+/* @TOOLS@ */
 
 // Sessions of opencode's sub-agents (a task's child): their parent's card shows them.
 const children = new Map();
@@ -80,5 +82,7 @@ export const LichhookPlugin = async ({ directory, client } = {}) => {
       }
     };
   }
+  const tool = await lichTools();
+  if (tool) hooks.tool = tool;
   return hooks;
 };
