@@ -522,9 +522,10 @@ def codex_files(home: Path, archive: str, python: str = PY) -> dict:
     ``current`` is that table as this release writes it."""
     table = f'[mcp_servers.lichhook]\ncommand = "{python}"\nargs = ["{archive}", "mcp"]\n'
     current = f'[mcp_servers.lichhook]\ncommand = "{PY}"\nargs = ["-I", "-S", "{stable(home)}", "mcp"]\n'
-    # Codex's trust records: of a user's hook, and of lichhook's report hook (which
+    # Codex's trust records: of a user's hook (in a project's hooks file: lichhook registers
+    # every event it reports in the user's own), and of lichhook's report hook (which
     # uninstall takes out with the hook)
-    trust_user = (f'[hooks.state]\n\n[hooks.state."{home}/.codex/hooks.json:pre_compact:0:0"]\n'
+    trust_user = ('[hooks.state]\n\n[hooks.state."/work/proj/.codex/hooks.json:pre_compact:0:0"]\n'
                   'trusted_hash = "sha256:5c0e3e1d8a7f1c43a4b0d3e6b1f3a1d6e0f2b1c9a8d7e6f5a4b3c2d1e0f9a8b7"')
     trust = (f'{trust_user}\n\n[hooks.state."{home}/.codex/hooks.json:session_start:0:0"]\n'
              'trusted_hash = "sha256:1afbc90cd31c35916146d82a60ec961577df2f967791741fc14c1af7f81c02ae"')

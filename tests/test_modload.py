@@ -46,7 +46,7 @@ def test_the_verdict_names_each_reason_and_its_fix():
     problems = [(problem, fix) for _, problem, fix, _ in said if problem]
     assert problems == [
         ("Claude Code 2.1.200 is older than 2.1.280, the first that loads mods",
-         "update Claude Code (claude update), then restart its sessions"),
+         "update Claude Code (claude update), then start it again"),
         ("Claude Code's cached rollout switch for mods is off (cachedGrowthBookFeatures.tengu_plugin_hooks_modules "
          "is false in /h/.claude.json)", "start Claude Code with CLAUDE_CODE_DISABLE_FEATURE_FLAGS=1 (it then takes "
          "its defaults, where mods are on), or wait for Claude Code to refresh the switch")]

@@ -94,7 +94,7 @@ def verdict(facts: Mapping[str, Any], state_path: str) -> List[tuple]:
     elif version(found) < FIRST:  # type: ignore[operator]
         out.append((f"mods:       Claude Code {found} is older than {first}, the first that loads mods",
                     f"Claude Code {found} is older than {first}, the first that loads mods",
-                    "update Claude Code (claude update), then restart its sessions", CAUSE))
+                    "update Claude Code (claude update), then start it again", CAUSE))
     if not facts["switch"]:
         out.append((f"mods:       Claude Code's rollout switch for mods is off: {facts['switch_why']} in {state_path}",
                     f"Claude Code's cached rollout switch for mods is off ({facts['switch_why']} in {state_path})",
