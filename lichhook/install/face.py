@@ -106,7 +106,8 @@ class Progress:
     def __init__(self, stream: object) -> None:
         isatty = getattr(stream, "isatty", None)
         self.stream = stream if isatty and isatty() else None
-        self.width = max(20, shutil.get_terminal_size().columns - 1)
+        # A terminal that reports no size says 0 columns; Python before 3.11 passes that on.
+        self.width = max(20, (shutil.get_terminal_size().columns or 80) - 1)
 
     def say(self, text: str) -> None:
         if self.stream is not None:
