@@ -93,8 +93,10 @@ def run(argv: Sequence[str], what: str, timeout: float = STEP_TIMEOUT, **kwargs)
     except subprocess.TimeoutExpired:
         raise Failed(f"{what}: no end in {timeout:.0f} s")
     if done.returncode != 0:
-        tail = done.stdout.decode("utf-8", "replace").strip().splitlines()[-15:]
-        raise Failed(f"{what}: exit {done.returncode}\n    " + "\n    ".join(tail))
+        lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+        # pytest's "E " lines say why each test failed; the tail says which failed
+        said = [line for line in lines if line.startswith("E ")][:40] + lines[-15:]
+        raise Failed(f"{what}: exit {done.returncode}\n    " + "\n    ".join(said))
     return done
 
 
