@@ -53,3 +53,11 @@ def test_the_verdict_names_each_reason_and_its_fix():
     assert "/p is not trusted yet" in said[-1][0]
     config = modload.verdict(dict(facts, plugin=False), "/h/.claude.json")
     assert [p for _, p, _, _ in config] == [None]  # the config route: said, not a problem
+
+
+def test_doctor_reads_past_a_claude_json_nested_deeper_than_python_parses(run, home):
+    run("install", "claude")
+    (home / ".claude.json").write_text('{"x": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    for args in (("doctor", "--no-run"), ("doctor", "--no-run", "--json")):
+        done = run(*args)
+        assert b"Traceback" not in done.stdout + done.stderr and done.returncode in (0, 1), args

@@ -78,7 +78,7 @@ def has_server(path: str) -> bool:
     raw = files.read(path)
     try:
         doc = json.loads(raw.decode("utf-8-sig")) if raw else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return False  # the edit itself refuses the file, naming it
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
     return isinstance(servers, dict) and NAME in servers

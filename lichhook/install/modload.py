@@ -69,7 +69,7 @@ def examine(h: Harness, state_path: str, folder: str) -> Dict[str, Any]:
     try:
         raw = files.read(state_path)
         state = json.loads(raw) if raw else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # Claude Code's file: doctor says what it can without it
         state = {}
     on, why = switch(state if isinstance(state, dict) else {}, h.env.environ)
     trust = trusted(state if isinstance(state, dict) else {}, os.path.abspath(folder))
