@@ -127,14 +127,14 @@ def parse_usage(raw: bytes) -> Dict[str, Any]:
     what = "mod usage"
     obj = _object(raw, what)
     session, conversation = _field(obj, "session_id", "string", what), _field(obj, "conversation_id", "string", what)
-    context = {k.lower(): v for k, v in (_field(obj, "context", "object", what) or {}).items()}
+    context = _field(obj, "context", "object", what) or {}  # its keys folded by _object, as every object's
     window, tokens = _field(context, "window", "int", what) or 0, _field(context, "tokens", "int", what)
     percent, cost = _field(context, "percent", "int", what), _field(obj, "cost_usd", "number", what)
     limits: List[Dict[str, Any]] = []
     for item in _field(obj, "rate_limits", "list", what) or []:
         if item is not None and not isinstance(item, dict):
             raise Rejected(f"invalid {what} body: a rate limit is not an object")
-        item = {k.lower(): v for k, v in (item or {}).items()}
+        item = item or {}
         limits.append({"kind": _field(item, "kind", "string", what) or "",
                        "percent_used": _field(item, "percent_used", "number", what) or 0,
                        "resets_at": _field(item, "resets_at", "string", what) or ""})
