@@ -15,25 +15,35 @@ Where each shape comes from, all in omartelo/lich:
   next word; a wrong count is ``lich: usage: <line>`` on stderr, exit 1 (``usageError`` and the
   ``commands`` table of ``internal/cli/help.go`` @1f421ec); a failure is ``lich: <error>``, exit 1
   (``client.run``).
-- ``sessions --json``: ``[relay.Peer]`` = ``{label, name, project, kind, state}``
-  (``internal/relay/relay.go`` @1f421ec).
+- ``sessions --json``: ``[relay.Peer]`` = ``{label, name, project, kind, state, id}``
+  (``internal/relay/relay.go`` @1f421ec; ``id``, the session's ``LICH_SESSION_ID``, from lich
+  0.60, ``docs/cli.md`` @54883649).
 - ``send``/``wait <ticket>`` with ``--json``: ``relay.Result`` = ``{ticket, target, status,
   answer}``; plain: the answer alone (``client.report``). The prompt limit (8192 bytes) and its
   error text: ``relay.Service.Send``.
 - ``reply``: ``Answer sent.`` (``client.reply``).
-- ``open [--project] [--kind] [--worktree] [--base] [--model] [--prompt] [--json]``:
-  ``spawn.Session`` fields at the top level and ``delivery`` (``relay.Result``) beside them
-  (``opening`` in cli.go @1f421ec). ``--subagent`` is taken as lich-plugin's agent-cards mod
-  passes it (lich-plugin ``hooks/agent-cards.js`` @cb860cab; the flag is not in lich @1f421ec).
-- ``close``, ``rename``, ``worktrees --json`` (``[spawn.Checkout]`` = ``{name, path, dirty,
+- ``open [--project] [--kind] [--worktree] [--base] [--model] [--effort] [--ultracode]
+  [--folder] [--prompt [--private | --subagent]] [--json]``: ``spawn.Session`` fields at the
+  top level and ``delivery`` (``relay.Result``) beside them (``opening`` in cli.go @1f421ec;
+  the JSON example and the rules of ``--subagent`` in ``docs/cli.md`` @54883649; its argv and
+  refusals in ``internal/cli/subagent_test.go`` @cbf23530): ``--subagent`` needs ``--prompt``
+  and ``LICH_SESSION_ID`` and refuses ``--project``, ``--folder`` and ``--private`` before
+  opening; a prompt over the limit, or a hand-off that failed, still prints the session it
+  opened, without ``delivery``, and exits 1. A worker opened here is listed by ``sessions``
+  (state ``busy``) until ``close`` closes it; the stand-in keeps them in ``<record>.sessions``.
+  A script's ``open`` may say ``{"fail": "before"}`` (nothing opened, exit 1),
+  ``{"fail": "after"}`` (opened, the task never reached it) or ``{"status": ..., "answer":
+  ...}`` (the delivery's outcome; ``pending`` by default for a sub-agent).
+- ``close`` (a session cannot close itself, ``docs/cli.md`` @54883649), ``rename``, ``worktrees --json`` (``[spawn.Checkout]`` = ``{name, path, dirty,
   sessions}``, ``internal/spawn/worktrees.go`` @1f421ec).
 - ``control`` (2-4 positionals; exit 0 done, 2 ended, 3 pending) ``internal/cli/control.go``
-  @3fe97dc2; ``ask`` (2+ positionals, joined) ``internal/cli/ask.go`` @19101f7f; ``folders
+  @3fe97dc2; ``--json``: ``{id, project, label, action, value?, command_id, state}``
+  (``docs/cli.md`` @54883649); ``ask`` (2+ positionals, joined) ``internal/cli/ask.go`` @19101f7f; ``folders
   --json`` (``[{name, sessions}]``), ``file``, ``rename-folder``, ``color-folder``
   ``internal/cli/folders.go`` @3465dc89.
 - ``whoami --json``: not in any lich source that could be read; lich-plugin's self-command mod
-  calls it (``hooks/self-command.js`` @75a363a1). Answered here as ``{id, label, name,
-  project, kind}`` of the calling session.
+  calls it (``hooks/self-command.js`` @75a363a1). Answered here as ``{label, name, project,
+  kind, state, id}`` of the calling session, the shape that mod reads.
 - ``mcp``: JSON-RPC 2.0, one message a line (``internal/cli/mcp.go``): ``initialize`` echoes
   the client's protocol version, ``tools/list`` names lich's 14 tools, ``tools/call`` answers
   ``{content: [{type: text, text}], isError?}``; an unknown tool is error -32602.
@@ -63,9 +73,11 @@ COMMANDS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...], str, Tuple[int, int]
              "lich send [--project <name>] [--timeout <seconds>] [--json] <session> <prompt>", (2, 2)),
     "wait": (("timeout",), ("json",), "lich wait [--timeout <seconds>] [--json] [<ticket>]", (0, 1)),
     "reply": ((), (), "lich reply <ticket> <answer>", (2, 2)),
-    "open": (("project", "kind", "worktree", "base", "model", "prompt"), ("json", "subagent"),
-             "lich open [--project <name>] [--kind <provider>] [--worktree <branch>] [--base <branch>] "
-             "[--model <model>] [--prompt <task>] [--json]", (0, 0)),
+    "open": (("project", "kind", "worktree", "base", "model", "effort", "folder", "prompt"),
+             ("json", "subagent", "private", "ultracode"),
+             "lich open [--project <name-or-path>] [--kind <provider>] [--worktree <branch>] [--base <branch>] "
+             "[--model <model>] [--effort <level>] [--ultracode] [--folder <name>] "
+             "[--prompt <task> [--private | --subagent]] [--json]", (0, 0)),
     "close": (("project", "worktree"), ("force", "json"),
               "lich close [--project <name>] [--worktree keep|remove] [--force] [--json] <session>", (1, 1)),
     "rename": (("project",), ("json",), "lich rename [--project <name>] [--json] [<session>] <label>", (1, 2)),
@@ -83,8 +95,8 @@ COMMANDS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...], str, Tuple[int, int]
     "mcp": ((), (), "lich mcp", (0, 0)),
 }
 
-PEERS = [{"label": "docs", "name": "proj-a1b2", "project": "proj", "kind": "claude", "state": "done"},
-         {"label": "worker 2", "name": "proj-c3d4", "project": "proj", "kind": "opencode", "state": "busy"}]
+PEERS = [{"label": "docs", "name": "proj-a1b2", "project": "proj", "kind": "claude", "state": "done", "id": "a1b2"},
+         {"label": "worker 2", "name": "proj-c3d4", "project": "proj", "kind": "opencode", "state": "busy", "id": "c3d4"}]
 
 
 class Usage(Exception):
@@ -124,12 +136,19 @@ def parse(command: str, args: List[str]) -> Tuple[Dict[str, object], List[str]]:
     return flags, rest
 
 
-def answer(command: str, flags: Dict[str, object], pos: List[str], env: Dict[str, str]) -> Tuple[str, int]:
-    """(stdout, exit code) of a well-formed command, as lich words it."""
+def answer(command: str, flags: Dict[str, object], pos: List[str], env: Dict[str, str],
+           opened: Optional[List[dict]] = None, plan: Optional[dict] = None) -> Tuple[str, int]:
+    """(stdout, exit code) of a well-formed command, as lich words it; ``opened`` holds the
+    sub-agent workers opened so far (updated in place), ``plan`` the script's entry."""
     as_json = bool(flags.get("json"))
+    opened = [] if opened is None else opened
     if command == "sessions":
-        return (json.dumps(PEERS) + "\n") if as_json else "".join(
-            f"{p['label']}\t{p['project']}\t{p['kind']}\t{p['name']}\t{p['state']}\n" for p in PEERS), 0
+        peers = PEERS + [{k: w[k] for k in ("label", "name", "project", "kind", "state", "id")}
+                         for w in opened if not w.get("closed")]
+        return (json.dumps(peers) + "\n") if as_json else "".join(
+            f"{p['label']}\t{p['project']}\t{p['kind']}\t{p['name']}\t{p['state']}\n" for p in peers), 0
+    if command == "open" and flags.get("subagent"):
+        return subagent(flags, env, opened, plan or {})
     if command in ("send", "wait") or (command == "open" and flags.get("prompt")):
         prompt = pos[1] if command == "send" else str(flags.get("prompt", ""))
         if command != "wait" and len(prompt.encode("utf-8")) > PROMPT_LIMIT:
@@ -150,10 +169,19 @@ def answer(command: str, flags: Dict[str, object], pos: List[str], env: Dict[str
         session = {"id": "s-9", "project": "proj", "label": "worker", "name": "proj-w9", "kind": "claude", "path": ""}
         return (json.dumps(session) + "\n") if as_json else 'Opened session "worker" (claude) in project "proj".\n', 0
     if command == "close":
-        return f'Closed "{pos[0]}".\n', 0
+        if pos[0] == env.get("LICH_SESSION_ID"):
+            raise RuntimeError("a session cannot close itself")
+        worker = next((w for w in opened if not w.get("closed") and pos[0] in (w["id"], w["name"], w["label"])), None)
+        if worker:
+            worker["closed"] = True
+        return f'Closed "{worker["label"] if worker else pos[0]}".\n', 0
     if command == "rename":
         return f'Renamed to "{pos[-1]}".\n', 0
     if command == "control":
+        if as_json:
+            taken = {"id": "c3d4", "project": "proj", "label": pos[0], "action": pos[1], "command_id": "c-1",
+                     "state": "done"}
+            return json.dumps(dict(taken, value=pos[2]) if len(pos) > 2 else taken) + "\n", 0
         return f'"{pos[0]}" took the command ({pos[1]}, id c-1).\n', 0
     if command == "ask":
         return f"answer to: {' '.join(pos[1:])}\n", 0
@@ -169,13 +197,57 @@ def answer(command: str, flags: Dict[str, object], pos: List[str], env: Dict[str
     if command == "color-folder":
         return f'Painted "docs" in folder "{pos[0]}" {pos[1]}.\n', 0
     if command == "whoami":
-        me = {"id": env.get("LICH_SESSION_ID", ""), "label": "me", "name": "proj-me", "project": "proj",
-              "kind": "opencode"}
+        me = {"label": "me", "name": "proj-me", "project": "proj", "kind": "opencode", "state": "busy",
+              "id": env.get("LICH_SESSION_ID", "")}
         return json.dumps(me) + "\n", 0
     return "", 0
 
 
-def run(argv: List[str], env: Dict[str, str], script: Dict[str, dict]) -> Tuple[str, str, int]:
+class Opened(Exception):
+    """A failure after lich opened the session: it is printed all the same (stdout), exit 1."""
+
+    def __init__(self, message: str, stdout: str) -> None:
+        super().__init__(message)
+        self.stdout = stdout
+
+
+def subagent(flags: Dict[str, object], env: Dict[str, str], opened: List[dict], plan: dict) -> Tuple[str, int]:
+    """``open --subagent``: refused before anything is opened, or a worker opened in the
+    caller's checkout (or the worktree named) with the task handed over."""
+    for flag in ("project", "folder", "private"):
+        if flags.get(flag):
+            raise ValueError(f"--subagent cannot be used with --{flag}: a subagent opens beside its caller")
+    if not flags.get("prompt"):
+        raise ValueError("--subagent needs --prompt: a subagent is opened for a task")
+    if not env.get("LICH_SESSION_ID"):
+        raise ValueError("--subagent needs a calling session (LICH_SESSION_ID): run it inside a lich session")
+    if plan.get("fail") == "before":
+        raise RuntimeError("reach lich: connection refused")
+    n = len(opened) + 1
+    worktree = str(flags.get("worktree") or "")
+    label = worktree or f"Session {n + 3}"
+    wid = f"w{n}"
+    session = {"id": wid, "projectId": "p1", "project": "proj", "label": label,
+               "name": f"{''.join(c if c.isalnum() else '-' for c in label.lower())}-{wid}", "kind": "claude",
+               "path": f"/wt/{worktree}" if worktree else os.getcwd(), "nextSeq": 1,
+               "originSessionId": env["LICH_SESSION_ID"], "originLabel": "me", "confined": False, "folder": "me",
+               "run": False}
+    opened.append(dict(session, state="busy"))
+    size = len(str(flags["prompt"]).encode("utf-8"))
+    if size > PROMPT_LIMIT:  # lich checks the task only once the session is open
+        raise Opened(f"prompt is {size} bytes, over the {PROMPT_LIMIT} limit: name the paths to read instead of "
+                     "pasting their contents", json.dumps(session) + "\n")
+    if plan.get("fail") == "after":
+        raise Opened(f'the task did not reach "{label}": run lich send "{session["name"]}" to try again',
+                     json.dumps(session) + "\n")
+    status = str(plan.get("status", "pending"))
+    delivery = {"ticket": f"t-{n}", "target": label, "status": status,
+                "answer": str(plan.get("answer", "")) if status == "answered" else ""}
+    return json.dumps(dict(session, delivery=delivery)) + "\n", 0
+
+
+def run(argv: List[str], env: Dict[str, str], script: Dict[str, dict],
+        opened: Optional[List[dict]] = None) -> Tuple[str, str, int]:
     """(stdout, stderr, exit code) of ``lich <argv>``."""
     if not argv:
         return "", "lich: no command\n", 1
@@ -189,9 +261,11 @@ def run(argv: List[str], env: Dict[str, str], script: Dict[str, dict]) -> Tuple[
             return scripted.get("stdout", ""), scripted.get("stderr", ""), int(scripted.get("exit", 0))
     try:
         flags, pos = parse(command, argv[1:])
-        out, code = answer(command, flags, pos, env)
+        out, code = answer(command, flags, pos, env, opened, scripted)
     except Usage as usage:
         return "", f"lich: usage: {usage}\n", 1
+    except Opened as error:
+        return error.stdout, f"lich: {error}\n", 1
     except (ValueError, RuntimeError) as error:
         return "", f"lich: {error}\n", 1
     return out, "", code
@@ -242,7 +316,10 @@ def main(record: str, script_path: Optional[str]) -> int:
         serve_mcp(sys.stdin, sys.stdout, lambda line: _append(record, dict(entry, stdin=line)))
         return 0
     _append(record, entry)
-    out, err, code = run(argv, env, script)
+    state = Path(record + ".sessions")
+    opened = json.loads(state.read_text("utf-8")) if state.exists() else []
+    out, err, code = run(argv, env, script, opened)
+    state.write_text(json.dumps(opened), "utf-8")
     sys.stdout.write(out)
     sys.stderr.write(err)
     return code

@@ -1,7 +1,7 @@
 // The one "lich:" line this plugin keeps under the prompt: each mod owns a part
-// (errands, edits) and the line is drawn again only when it changes.
+// (errands, workers, edits) and the line is drawn again only when it changes.
 
-const ORDER = ["errands", "edits"];
+const ORDER = ["errands", "workers", "edits"];
 
 export function newFooter() {
   return { parts: {}, line: "" };

@@ -6,6 +6,7 @@
 // nothing in a non-interactive run: a `claude -p` started inside a lich session inherits
 // its variables and would otherwise take its commands and report onto its card.
 import { completed, isWorker, newAnswer, stopped } from "./answer.js";
+import { agentCalled, agentFailed, newCards, stopCalled } from "./cards.js";
 import { lichEnv, newQueue } from "./client.js";
 import { newControl, overridden, startControl, turnEnded, turnStarted } from "./control.js";
 import { edited, newEdits } from "./editguard.js";
@@ -19,6 +20,7 @@ export function newSession() {
     env: null, live: false, ended: false, texts: texts(""), timers: new Set(), footer: newFooter(),
     queues: { usage: newQueue(), answers: newQueue() },
     control: newControl(), usage: newUsage(), status: newStatus(), edits: newEdits(), answer: newAnswer(),
+    cards: newCards(),
   };
 }
 
@@ -36,6 +38,8 @@ export function register(on) {
   for (const tool of ["Edit", "Write", "NotebookEdit"]) {
     on("tool.call", { tool }, ($, e, next) => edited($, e, next, s)).catch(($, e, next) => next(e));
   }
+  on("tool.call", { tool: "Agent" }, ($, e, next) => agentCalled($, e, next, s)).catch(($, e, next) => agentFailed($, e, next, s));
+  on("tool.call", { tool: "TaskStop" }, ($, e, next) => stopCalled($, e, next, s)).catch(($, e, next) => next(e));
 }
 
 // A session that ends and starts again in the same process starts the mods afresh; what
