@@ -224,6 +224,15 @@ test("headless, and outside lich, nothing of lich runs and TaskStop is Claude Co
   }
 });
 
+test("the catch-all sub-agent, by either of Claude Code's names or by none, becomes a card", async () => {
+  for (const type of ["general-purpose", "claude", undefined, ""]) {
+    const { claude, lich } = await session();
+    const { answer } = await call(claude, "Agent", agent({ subagent_type: type }));
+    assert.equal(answer.result.status, "async_launched", String(type));
+    assert.equal(opens(lich).length, 1);
+  }
+});
+
 test("a worker one level down opens cards of its own (nesting by depth, lich-plugin 0.19.0)", async () => {
   const { claude, lich } = await session({ env: { LICH_SUBAGENT_DEPTH: "1" } });
   const { answer } = await call(claude, "Agent", agent());

@@ -16,6 +16,9 @@ const SHORT_WAIT = 10000; // ms for `sessions`, `close` and git
 const EVERY = 5000; // ms between two counts of the running workers
 const DONE_READS = 2; // reads in a row a worker on its own worktree must be `done` to count as finished
 const LAUNCHED = ["pending", "unanswered"]; // delivery states of a task the worker is on
+// The catch-all sub-agent, every tool, as Claude Code names it: `general-purpose` (absent means
+// it), and `claude`, which 2.1.332 lists in its place ("Catch-all for any task").
+const GENERAL = ["general-purpose", "claude"];
 
 export function newCards() {
   return { workers: new Map(), started: new Set(), timer: null, reading: false, unsupported: false };
@@ -44,7 +47,7 @@ export const bytes = (text) => new TextEncoder().encode(text).length;
 export function nativeReason(e, origin, env) {
   if (e.agentId !== undefined || !origin || origin.plugin !== "engine") return "not the model's main loop";
   if (typeof e.prompt !== "string" || typeof e.description !== "string") return "not an Agent call lich can take";
-  if (e.subagent_type && e.subagent_type !== "general-purpose") return "a typed sub-agent";
+  if (e.subagent_type && !GENERAL.includes(e.subagent_type)) return "a typed sub-agent";
   if (e.team_name) return "a teammate";
   if (e.isolation === "remote") return "remote isolation";
   if (!env.bin) return "no lich command line";
