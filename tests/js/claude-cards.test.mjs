@@ -174,6 +174,21 @@ test("the footer counts workers until lich no longer lists them, then stops read
   assert.equal(lich.argvs().filter((a) => a[0] === "sessions").length, reads);
 });
 
+test("a count lich cannot answer, or answers with no list, changes nothing", async () => {
+  const { claude, lich } = await session();
+  await call(claude, "Agent", agent());
+  for (const sessions of [{ stderr: "lich: no lich is running\n", exit: 1 }, { stdout: "not json\n" }, { stdout: "{}\n" }]) {
+    lich.script({ sessions });
+    await claude.advance(5000);
+    await claude.settle();
+    assert.equal(claude.seen.status.at(-1), "lich: 1 worker", JSON.stringify(sessions));
+  }
+  lich.script({});
+  await claude.advance(5000);
+  await claude.settle();
+  assert.equal(claude.seen.status.at(-1), "lich: 1 worker", "still listed by lich");
+});
+
 test("a worker on its own worktree is over once listed done at two reads in a row", async () => {
   const { claude, lich } = await session();
   await call(claude, "Agent", agent({ isolation: "worktree" }));
