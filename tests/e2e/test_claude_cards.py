@@ -80,6 +80,14 @@ def test_an_agent_call_opens_a_lich_card_and_task_stop_closes_it(sandbox, tmp_pa
         assert not [r for r in box.model.model_requests() if sub_agent(r)], "no native sub-agent ran"
         tui.wait_for(r"lich: 1 worker", 20)
 
+        # lich brings the worker's report back as a note at this prompt (its relay, through the mods)
+        box.model.script(text("The parser is ported.", when=main_loop))
+        box.standin.enqueue({"kind": "prompt", "text": "[lich] Session 4 finished (ticket t-1): parser ported, 41 tests pass",
+                             "notification": {"status": "completed", "summary": 'lich session "Session 4" finished'}},
+                            LICH_SESSION)
+        tui.wait_for(r"The parser is ported\.", 90)
+        assert "parser ported, 41 tests pass" in results_after(box, "41 tests pass")
+
         box.model.script(tool_call("TaskStop", {"task_id": "w1"}, when=main_loop), text("Stopped it.", when=main_loop))
         tui.type_line(f"{MARK} stop that agent")
         tui.wait_for(r"Stopped it\.", 90)
