@@ -339,6 +339,18 @@ test("at the session's end the count stops: no timer left, nothing more run", as
   assert.equal(lich.calls().length, before);
 });
 
+test("a session that ends and starts again counts its new workers", async () => {
+  const { claude, lich } = await session();
+  await call(claude, "Agent", agent(), { id: "toolu_1" });
+  await claude.fire("session.end", { reason: "other" });
+  await claude.fire("session.start", { cwd: lich.dir, surface: "terminal", isInteractive: true });
+  await call(claude, "Agent", agent(), { id: "toolu_2" });
+  const reads = lich.argvs().filter((a) => a[0] === "sessions").length;
+  await claude.advance(5000);
+  await claude.settle();
+  assert.equal(lich.argvs().filter((a) => a[0] === "sessions").length, reads + 1);
+});
+
 test("the launch note and the footer read in the prompt language", async () => {
   const { claude } = await session({ env: { LICH_PROMPT_LANG: "pt-BR" } });
   const { answer } = await call(claude, "Agent", agent());

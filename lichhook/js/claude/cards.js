@@ -184,7 +184,7 @@ export async function stopCalled($, e, next, s) {
 function track($, s, worker) {
   s.cards.workers.set(worker.id, worker);
   show($, s);
-  if (s.cards.timer || s.ended) return;
+  if ((s.cards.timer && s.timers.has(s.cards.timer)) || s.ended) return; // a session's end cancels s.timers
   s.cards.timer = $.clock.every(EVERY, () => count($, s));
   s.timers.add(s.cards.timer);
 }
