@@ -117,3 +117,20 @@ def test_a_headless_run_never_opens_a_card(sandbox, tmp_path):
     box.run(box.harness.headless(f"{MARK} delegate the parser port"))
     assert [r for r in box.model.model_requests() if sub_agent(r)], box.model.log()[-4000:]
     assert [a for a in argvs(record) if a[:1] == ["open"]] == [], argvs(record)
+
+
+def test_a_report_lich_already_has_is_the_agents_result(sandbox, tmp_path):
+    """A worker that answered within lich's hand-off: the Agent call answers as a finished agent,
+    in the shape Claude Code validates for its own."""
+    script = tmp_path / "lich-script.json"
+    script.write_text(json.dumps({"open": {"status": "answered", "answer": "Parser ported; 41 tests pass."}}))
+    box, record = in_lich(sandbox, tmp_path, LICHCLI_SCRIPT=str(script))
+    box.model.script(tool_call("Agent", AGENT, when=main_loop), text("It is done.", when=main_loop))
+    with box.harness.tui(box) as tui:
+        ready(box, tui)
+        tui.type_line(f"{MARK} delegate the parser port")
+        tui.wait_for(r"It is done\.", 90)
+    seen = results_after(box, "tool_result")
+    assert "Parser ported; 41 tests pass." in seen and "agentId: w1" in seen, seen[-3000:]
+    assert [a[0] for a in argvs(record)] == ["open"]
+    assert not [r for r in box.model.model_requests() if sub_agent(r)], "no native sub-agent ran"
