@@ -34,7 +34,8 @@ Where each shape comes from, all in omartelo/lich:
   A script's ``open`` may say ``{"fail": "before"}`` (nothing opened, exit 1),
   ``{"fail": "after"}`` (opened, the task never reached it) or ``{"status": ..., "answer":
   ...}`` (the delivery's outcome; ``pending`` by default for a sub-agent).
-- ``close`` (a session cannot close itself, ``docs/cli.md`` @54883649), ``rename``, ``worktrees --json`` (``[spawn.Checkout]`` = ``{name, path, dirty,
+- ``close`` (a session cannot close itself, ``docs/cli.md`` @54883649), ``rename``,
+  ``worktrees --json`` (``[spawn.Checkout]`` = ``{name, path, dirty,
   sessions}``, ``internal/spawn/worktrees.go`` @1f421ec).
 - ``control`` (2-4 positionals; exit 0 done, 2 ended, 3 pending) ``internal/cli/control.go``
   @3fe97dc2; ``--json``: ``{id, project, label, action, value?, command_id, state}``
@@ -96,7 +97,8 @@ COMMANDS: Dict[str, Tuple[Tuple[str, ...], Tuple[str, ...], str, Tuple[int, int]
 }
 
 PEERS = [{"label": "docs", "name": "proj-a1b2", "project": "proj", "kind": "claude", "state": "done", "id": "a1b2"},
-         {"label": "worker 2", "name": "proj-c3d4", "project": "proj", "kind": "opencode", "state": "busy", "id": "c3d4"}]
+         {"label": "worker 2", "name": "proj-c3d4", "project": "proj", "kind": "opencode", "state": "busy",
+          "id": "c3d4"}]
 
 
 class Usage(Exception):

@@ -82,7 +82,8 @@ def test_an_agent_call_opens_a_lich_card_and_task_stop_closes_it(sandbox, tmp_pa
 
         # lich brings the worker's report back as a note at this prompt (its relay, through the mods)
         box.model.script(text("The parser is ported.", when=main_loop))
-        box.standin.enqueue({"kind": "prompt", "text": "[lich] Session 4 finished (ticket t-1): parser ported, 41 tests pass",
+        note = "[lich] Session 4 finished (ticket t-1): parser ported, 41 tests pass"
+        box.standin.enqueue({"kind": "prompt", "text": note,
                              "notification": {"status": "completed", "summary": 'lich session "Session 4" finished'}},
                             LICH_SESSION)
         tui.wait_for(r"The parser is ported\.", 90)
@@ -105,7 +106,8 @@ def test_at_lichs_depth_limit_the_native_sub_agent_runs(sandbox, tmp_path):
     with box.harness.tui(box, "--permission-mode", "default") as tui:
         ready(box, tui)
         tui.type_line(f"{MARK} delegate the parser port")
-        waited(lambda: [r for r in box.model.model_requests() if sub_agent(r)], 90, "the native sub-agent's request", box)
+        waited(lambda: [r for r in box.model.model_requests() if sub_agent(r)], 90, "the native sub-agent's request",
+               box)
         tui.wait_for(r"Done\.", 90)
     assert [a for a in argvs(record) if a[:1] == ["open"]] == [], argvs(record)
 
