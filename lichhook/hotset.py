@@ -39,6 +39,8 @@ HOT_MODULES = (
     "lichhook.serve",
     "lichhook.titles",
     "lichhook.transcripts",
+    "lichhook.trust",
+    "lichhook.winacl",
 )
 # Packages that are hot as a whole: a hooks run finds a package's modules in the hooks
 # archive alone, so a package is in or out as one.

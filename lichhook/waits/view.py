@@ -51,6 +51,9 @@ STALE_SECONDS = 120.0
 class FolderRefused(Exception):
     """The folder, or a file in it, cannot be used safely; the message names it and the fix."""
 
+    # The fix every refusal of the folder itself offers.
+    CHOOSE = "choose a folder of your own with --waits-dir or LICHHOOK_WAITS_DIR"
+
 
 class MirrorError(Exception):
     """A mirror a hook reads cannot be read or makes no sense; the message says which and why."""
@@ -191,39 +194,15 @@ def _json_or_none(raw: bytes) -> object:
 # ---- the folder checks ----------------------------------------------------------------------
 
 
-def _user_name(uid: int) -> str:
-    try:
-        import pwd
-
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except (ImportError, KeyError):
-        return f"uid {uid}"
-
-
 def _check_private(folder: "Dir", what: str) -> None:
-    """Refuse a folder that is not the user's own or that others may write to."""
-    if sys.platform == "win32":
-        from lichhook.waits.winacl import folder_problem
+    """Refuse a folder that is not the user's own or that others may write to
+    (lichhook.trust): whoever can change it decides what the Stop hook tells the model."""
+    from lichhook.trust import private_problem
 
-        problem = folder_problem(folder.path)
-        if problem:
-            raise FolderRefused(f"{what} {folder.path} {problem}; choose a folder of your own with "
-                                "--waits-dir or LICHHOOK_WAITS_DIR")
-        return
-    st = folder.stat()
-    me = os.geteuid()
-    if st.st_uid != me:
-        raise FolderRefused(
-            f"{what} {folder.path} belongs to {_user_name(st.st_uid)}, not to you "
-            f"({_user_name(me)}): lichhook keeps waits only in a folder of your own, since whoever "
-            "owns it decides what your Stop hook tells the model; choose another folder with "
-            "--waits-dir or LICHHOOK_WAITS_DIR")
-    if st.st_mode & 0o022:
-        raise FolderRefused(
-            f"{what} {folder.path} can be written by other users (mode {st.st_mode & 0o7777:04o}): "
-            "whoever can write there decides what your Stop hook tells the model; run "
-            f"chmod go-w {folder.path} (lichhook makes its folders 0700), or choose another folder "
-            "with --waits-dir or LICHHOOK_WAITS_DIR")
+    problem = private_problem(folder.path, None if sys.platform == "win32" else folder.stat())
+    if problem:
+        raise FolderRefused(f"{what} {folder.path} {problem}: whoever can change it decides what "
+                            f"your Stop hook tells the model; make it yours alone, or {FolderRefused.CHOOSE}")
 
 
 def _not_a_file_sentence(path: str, kind: str) -> str:
@@ -239,18 +218,20 @@ def _open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
     import stat
 
+    from lichhook.trust import above_problem, make_folders, user_name
+
     try:
         link = os.lstat(path)
     except FileNotFoundError:
         if not create:
             return None
-        _make_private(path)
+        make_folders(path)
         link = os.lstat(path)
     # The folder itself may be a link the user made; one made by anyone else is refused.
     if stat.S_ISLNK(link.st_mode) and sys.platform != "win32" and link.st_uid not in (os.geteuid(), 0):
         raise FolderRefused(
-            f"the waits folder {path} is a symbolic link made by {_user_name(link.st_uid)}, not by "
-            "you; choose a folder of your own with --waits-dir or LICHHOOK_WAITS_DIR")
+            f"the waits folder {path} is a symbolic link made by {user_name(link.st_uid)}, not by "
+            f"you; {FolderRefused.CHOOSE}")
     try:
         root = Dir.open(path)
     except NotADirectoryError:
@@ -258,60 +239,14 @@ def _open_root(path: str, create: bool) -> "Dir | None":
                             "--waits-dir or LICHHOOK_WAITS_DIR") from None
     try:
         _check_private(root, "the waits folder")
-        _check_above(path)
+        problem = above_problem(path)
+        if problem:
+            raise FolderRefused(f"the waits folder {path} lies in a folder another user may change: "
+                                f"{problem}, or {FolderRefused.CHOOSE}")
     except BaseException:
         root.close()
         raise
     return root
-
-
-def _make_private(path: str) -> None:
-    """``os.makedirs`` with every folder it creates 0700, not just the last: the folders
-    above the waits folder must be closed to others too (``_check_above``), whatever the
-    umask (under umask 000 makedirs leaves them 0777)."""
-    missing = []
-    current = os.path.abspath(path)
-    while not os.path.isdir(current):
-        missing.append(current)
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    for folder in reversed(missing):
-        try:
-            os.mkdir(folder, 0o700)
-        except FileExistsError:
-            pass
-
-
-def _check_above(path: str) -> None:
-    """Refuse a waits folder that lies in a folder another user controls (theirs, or one
-    others may write without the sticky bit): they could move the user's folder away, or
-    put their own in its place. Only stats on the usual path; lichhook.plugin_guard
-    judges (and words) a folder that fails the quick test."""
-    if sys.platform == "win32":
-        return
-    me = os.geteuid()
-    seen = set()
-    for start in (os.path.abspath(path), os.path.realpath(path)):
-        current = os.path.dirname(start)
-        while current not in seen:
-            seen.add(current)
-            try:
-                st = os.stat(current)
-            except OSError:
-                break  # the folder itself was opened; nothing above it to judge
-            if st.st_uid not in (me, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
-                from lichhook.plugin_guard import folder_above_problem
-
-                problem = folder_above_problem(current)
-                if problem:
-                    raise FolderRefused(f"the waits folder {path} lies in a folder another user may change: "
-                                        f"{problem}")
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            current = parent
 
 
 class FolderView:
