@@ -25,7 +25,6 @@ HOT_MODULES = (
     "lichhook.adapter",
     "lichhook.cli",
     "lichhook.client",
-    "lichhook.codex_waits",
     "lichhook.debug",
     "lichhook.diskio",
     "lichhook.failures",
@@ -46,7 +45,6 @@ HOT_MODULES = (
 # archive alone, so a package is in or out as one.
 HOT_PACKAGES = (
     "lichhook.adapters",
-    "lichhook.claude_code",
     "lichhook.coldstart",
     "lichhook.contracts",
     "lichhook.waits",

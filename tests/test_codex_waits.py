@@ -40,8 +40,8 @@ def test_a_resumed_session_is_told_its_name_and_open_waits(run, tmp_path):
     text = out["hookSpecificOutput"]["additionalContext"]
     assert "Your waits are kept under the name reviewer@" in text
     assert "Your open waits (2):" in text
-    assert "- w1: CI run 4512 (open since " in text and "- w2: review of change 77 (open since " in text
-    assert text.rstrip().endswith(", watched)")
+    assert "- w1: CI run 4512 (open: neither watched nor said, since " in text
+    assert "- w2: review of change 77 (watched, since " in text
 
 
 @pytest.mark.parametrize("stdin,said", [

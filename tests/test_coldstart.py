@@ -441,7 +441,7 @@ STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state
 # write, atomic, the first time only: that is where diskio comes in).
 AFTER_TOOL = STATE | {"lichhook.contracts.session_touched", "lichhook.contracts.session_title", "lichhook.titles",
                       "lichhook.transcripts", "lichhook.diskio", "lichhook.trust"}
-CLAUDE_CODE = CORE | {"select", "lichhook.coldstart.quickjson", "lichhook.claude_code", "lichhook.claude_code.commands",
+CLAUDE_CODE = CORE | {"select", "lichhook.coldstart.quickjson", "lichhook.waits.hooks", "lichhook.waits.hooks.text",
                       "lichhook.waits", "lichhook.waits.view", "lichhook.diskio", "lichhook.trust",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
 WAIT = CORE | {"fcntl", "lichhook.coldstart.quickjson", "lichhook.diskio", "lichhook.ids",
@@ -456,8 +456,8 @@ ALLOWED = {
     "event: tool": STATE,
     "event: after a tool": AFTER_TOOL,
     "event: opencode": STATE - {"lichhook.adapters.claude"} | {"lichhook.adapters.opencode"},
-    "session-start": CLAUDE_CODE | {"lichhook.claude_code.session_start"},
-    "stop": CLAUDE_CODE | {"lichhook.claude_code.stop"},
+    "session-start": CLAUDE_CODE | {"lichhook.waits.hooks.start"},
+    "stop": CLAUDE_CODE | {"lichhook.waits.hooks.stop"},
     "wait add": WAIT | {"lichhook.waits.fields"},  # list takes no argument to check
     "wait list": WAIT,
 }

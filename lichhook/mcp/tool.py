@@ -7,9 +7,9 @@ import os
 
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.api import run_op
+from lichhook.waits.hooks.text import TOOL_NAME as NAME
 from lichhook.waits.rules import OPS
 
-NAME = "claude_code_wait"
 ARGUMENTS = ("op", "by", "session", "what", "family", "id", "note")
 
 DESCRIPTION = (
