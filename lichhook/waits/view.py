@@ -110,7 +110,7 @@ def _valid_name(value: object) -> bool:
     return True
 
 
-def _valid_session(value: object) -> bool:
+def valid_session(value: object) -> bool:
     """A session id exactly as this module writes it: valid and already folded."""
     from lichhook.ids import BadId, wait_session_id
 
@@ -177,14 +177,15 @@ def parse_index(doc: object, path: str) -> tuple:
             continue
         name, session, count = entry.get("name"), entry.get("session"), entry.get("open")
         if (not isinstance(name, str) or not isinstance(session, str) or not _valid_name(name)
-                or not _valid_session(session) or not isinstance(count, int) or isinstance(count, bool) or count < 1):
+                or not valid_session(session) or not isinstance(count, int) or isinstance(count, bool) or count < 1):
             skipped += 1
             continue
         names.append(IndexName(name, session, count))
     return names, skipped
 
 
-def _json_or_none(raw: bytes) -> object:
+def json_or_none(raw: bytes) -> object:
+    """The JSON ``raw`` holds, or None when it is not UTF-8 JSON."""
     try:
         return json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
@@ -205,16 +206,18 @@ def _check_private(folder: "Dir", what: str) -> None:
                             f"your Stop hook tells the model; make it yours alone, or {FolderRefused.CHOOSE}")
 
 
-def _not_a_file_sentence(path: str, kind: str) -> str:
+def not_a_file_sentence(path: str, kind: str) -> str:
+    """The refusal of ``path``, which is ``kind`` (a link, a FIFO...) where a file belongs."""
     return (f"{path} is {kind}, not a regular file, and lichhook never opens anything else in "
             "the waits folder (nor follows a link there); remove it")
 
 
-def _kind(exc: "OSError") -> str:
+def error_kind(exc: "OSError") -> str:
+    """What stood where a file was opened (``lichhook.diskio.NotAFile``), for a refusal."""
     return getattr(exc, "kind", "not a regular file")
 
 
-def _open_root(path: str, create: bool) -> "Dir | None":
+def open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
     import stat
 
@@ -293,8 +296,8 @@ class FolderView:
         except FileNotFoundError:
             return False
         except NotAFile as exc:
-            raise FolderRefused(_not_a_file_sentence(exc.filename, _kind(exc))) from None
-        doc = _json_or_none(raw)
+            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+        doc = json_or_none(raw)
         fmt = doc.get("format") if isinstance(doc, dict) and doc.get("lichhook") == "waits" else None
         if not isinstance(fmt, int) or isinstance(fmt, bool):
             raise FolderRefused(
@@ -344,7 +347,7 @@ class FolderView:
             return None
         except NotAFile as exc:
             raise FolderRefused(
-                f"{exc.filename} is {_kind(exc)}, not a folder: lichhook never follows a link inside "
+                f"{exc.filename} is {error_kind(exc)}, not a folder: lichhook never follows a link inside "
                 "the waits folder; remove it") from None
         try:
             _check_private(sub, "the folder")
@@ -412,7 +415,7 @@ class FolderView:
             # lost to a power cut reads as none, so at worst a wait refuses a stop a few
             # more times. A killed hook still leaves the old count or the new one.
             stops.write_atomic(session + COUNTER_SUFFIX, b"%d\n" % value, durable=False)
-            _clean_stale(stops, COUNTER_SUFFIX)
+            clean_stale(stops, COUNTER_SUFFIX)
         except FolderRefused as exc:
             return str(exc)
         except OSError as exc:
@@ -432,7 +435,7 @@ class FolderView:
         return None
 
 
-def _clean_stale(folder: "Dir", suffix: str) -> None:
+def clean_stale(folder: "Dir", suffix: str) -> None:
     """Remove write_atomic temporaries for ``*<suffix>`` files older than STALE_SECONDS."""
     import time
 
@@ -462,7 +465,7 @@ def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
         except FileNotFoundError:
             return None
         except NotAFile as exc:
-            raise MirrorError(f"{path} is {_kind(exc)}, not a regular file") from None
+            raise MirrorError(f"{path} is {error_kind(exc)}, not a regular file") from None
         except PermissionError as exc:
             if attempt + 1 < tries:
                 import time
@@ -495,7 +498,7 @@ def _parse_mirror(raw: bytes, path: str) -> object:
 def for_hooks(path: str) -> "FolderView | None":
     """The folder as the hooks read it: checked, never created or migrated. None when it
     does not exist or is still empty (no wait was ever recorded there)."""
-    root = _open_root(path, create=False)
+    root = open_root(path, create=False)
     if root is None:
         return None
     folder = FolderView(path, root, "")
