@@ -5,10 +5,11 @@ without a trace a hook that cannot run on some Python, or whose adapter raises, 
 exactly like one that had nothing to send. Each failure appends one JSON line (when,
 provider, event, the error and where it was raised) to ``<user state dir>/failures.jsonl``
 (``~/.local/state/lichhook/failures.jsonl`` on Linux), created private (0600 in a 0700
-folder). The file is bounded: once it passes MAX_BYTES it becomes ``failures.1.jsonl``,
-replacing the one before, so at most two files of about MAX_BYTES each are ever kept and
-the newest failures are always there. When that file cannot be replaced (a folder stands
-there), the record file is emptied once it reaches twice MAX_BYTES: bounded either way.
+folder; nothing is written while another user could change that folder: lichhook.trust).
+The file is bounded: once it passes MAX_BYTES it becomes ``failures.1.jsonl``, replacing
+the one before, so at most two files of about MAX_BYTES each are ever kept and the newest
+failures are always there. When that file cannot be replaced (a folder stands there), the
+record file is emptied once it reaches twice MAX_BYTES: bounded either way.
 
 Only a failure imports this module: a hook that succeeds pays nothing for it. Writing a
 record never raises; a hook that cannot record its failure still exits 0.
@@ -24,7 +25,7 @@ from typing import List, Mapping, Optional
 
 from lichhook.coldstart import user_state_dir
 from lichhook.diskio import read_regular
-from lichhook.titles import usable_folder
+from lichhook.trust import make_private
 
 NAME = "failures.jsonl"
 OLDER = "failures.1.jsonl"
@@ -48,7 +49,7 @@ def record(environ: Mapping[str, str], provider: str, event: Optional[str], erro
 
 def _record(environ: Mapping[str, str], provider: str, event: Optional[str], error: BaseException | str) -> None:
     where = folder(environ)
-    if not usable_folder(where):
+    if make_private(where):
         return
     if isinstance(error, BaseException):
         text = f"{type(error).__name__}: {error}"

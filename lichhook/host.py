@@ -20,7 +20,7 @@ import pluggy
 from lichhook import builtins, hookspecs
 from lichhook.adapter import adapter_problem
 from lichhook.paths import plugin_dir, plugin_files
-from lichhook.plugin_guard import untrusted
+from lichhook.trust import untrusted
 
 BUILTIN = "built-in"
 PLUGIN_FOLDER = "plugin folder"
@@ -45,18 +45,18 @@ def get_plugin_manager() -> pluggy.PluginManager:
 
 def load_plugin_folder(pm: pluggy.PluginManager, folder: str | None, debug: Callable[[str], None]) -> None:
     """Import each ``*.py`` in ``folder`` and register it; a broken file is skipped, and
-    so is a file, or the whole folder, that someone else controls (lichhook.plugin_guard)."""
+    so is a file, or the whole folder, that someone else controls (lichhook.trust)."""
     paths = plugin_files(folder) if folder else []
     if not folder or not paths:
         return
     problem = untrusted(folder)
     if problem:
-        debug(f"plugin folder {folder} skipped: {problem}")
+        debug(f"plugin folder {folder} skipped: {problem}, or move the plugins elsewhere")
         return
     for path in paths:
         problem = untrusted(path)
         if problem:
-            debug(f"plugin {path} skipped: {problem}")
+            debug(f"plugin {path} skipped: {problem}, or move the plugins elsewhere")
             continue
         stem = os.path.splitext(os.path.basename(path))[0]
         name = f"{PLUGIN_FOLDER}:{path}"

@@ -25,7 +25,6 @@ HOT_MODULES = (
     "lichhook.adapter",
     "lichhook.cli",
     "lichhook.client",
-    "lichhook.codex_waits",
     "lichhook.debug",
     "lichhook.diskio",
     "lichhook.failures",
@@ -39,12 +38,13 @@ HOT_MODULES = (
     "lichhook.serve",
     "lichhook.titles",
     "lichhook.transcripts",
+    "lichhook.trust",
+    "lichhook.winacl",
 )
 # Packages that are hot as a whole: a hooks run finds a package's modules in the hooks
 # archive alone, so a package is in or out as one.
 HOT_PACKAGES = (
     "lichhook.adapters",
-    "lichhook.claude_code",
     "lichhook.coldstart",
     "lichhook.contracts",
     "lichhook.waits",

@@ -117,7 +117,7 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
                 return 0
             adapter = builtin_adapter(module)
         else:
-            from lichhook.plugin_guard import shield_stdout
+            from lichhook.coldstart import shield_stdout
 
             stdout_fd = shield_stdout(to_stderr=debug.on)
             adapter = _hosted(provider, environ, debug, reserved)

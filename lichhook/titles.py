@@ -6,7 +6,7 @@ a shared temporary folder. The file is named after a hash of the session id (16 
 digits), never after the id itself, which comes from the environment unchecked; the id
 stored inside is compared on every read, so two ids that share a hash only cost a title
 sent twice. Writes are atomic (``lichhook.diskio.write_atomic``); the folder is created
-private (0700) and used only when it is a real folder of this user. Files untouched for
+private (0700) and used only while no other user can change it (``lichhook.trust``). Files untouched for
 30 days, and temporaries a killed writer left (two minutes old), are removed when a new
 title is written.
 """
@@ -81,8 +81,10 @@ def remember(environ: "Mapping[str, str]", title: str) -> bool:
     session_id = environ.get("LICH_SESSION_ID", "")
     if not session_id:
         return False
+    from lichhook.trust import make_private
+
     where = folder(environ)
-    if not usable_folder(where):
+    if make_private(where):
         return False
     from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
     from lichhook.diskio import write_atomic
@@ -99,21 +101,6 @@ def forget(environ: "Mapping[str, str]", session_id: str) -> None:
         os.unlink(_path(environ, session_id))
     except OSError:
         pass
-
-
-def usable_folder(where: str) -> bool:
-    """Create the folder (private) if it is missing; True when it is a real folder (not a
-    link) that belongs to this user."""
-    import stat
-
-    try:
-        os.makedirs(where, mode=0o700, exist_ok=True)
-        st = os.lstat(where)
-    except OSError:
-        return False
-    if not stat.S_ISDIR(st.st_mode):
-        return False
-    return not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
 
 
 def _prune(where: str) -> None:

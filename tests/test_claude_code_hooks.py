@@ -534,7 +534,7 @@ def test_hot_path_imports_stay_lean(pyz, base_env, waits, which, tmp_path):
     assert proc.returncode == 0 and proc.stdout.startswith(b"{")
     imported = {line.split("|")[-1].strip() for line in proc.stderr.decode().splitlines()
                 if line.startswith("import time:")}
-    assert f"lichhook.claude_code.{which.replace('-', '_')}" in imported
+    assert f"lichhook.waits.hooks.{'start' if which == 'session-start' else 'stop'}" in imported
     # The folder is read through the hooks' side of the module that owns it, and nothing of the ops.
     assert "lichhook.waits.view" in imported
     # json and re too: lichhook.coldstart.quickjson reads and writes plain JSON without them.
@@ -641,7 +641,7 @@ def test_clear_round_trip_over_hand_made_mirrors(session_start, stop, waits):
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=0x2100), max_size=80), st.integers(4, 60))
 def test_clean_makes_every_control_character_a_space_as_is_control_says(text, limit):
-    from lichhook.claude_code.commands import clean
+    from lichhook.waits.hooks.text import clean
     from lichhook.ids import is_control
 
     one = " ".join("".join(" " if is_control(c) else c for c in text).split())

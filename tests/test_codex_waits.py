@@ -40,8 +40,8 @@ def test_a_resumed_session_is_told_its_name_and_open_waits(run, tmp_path):
     text = out["hookSpecificOutput"]["additionalContext"]
     assert "Your waits are kept under the name reviewer@" in text
     assert "Your open waits (2):" in text
-    assert "- w1: CI run 4512 (open since " in text and "- w2: review of change 77 (open since " in text
-    assert text.rstrip().endswith(", watched)")
+    assert "- w1: CI run 4512 (open: neither watched nor said, since " in text
+    assert "- w2: review of change 77 (watched, since " in text
 
 
 @pytest.mark.parametrize("stdin,said", [
@@ -71,3 +71,18 @@ def test_usage_errors_exit_1_and_never_print_on_stdout(run):
         assert "expected session-start" in result.stderr.decode()
     result = run("codex-waits", "session-start", "a", "b", stdin=json.dumps(PAYLOAD))
     assert result.returncode == 0 and "at most one argument" in json.loads(result.stdout)["systemMessage"]
+
+
+def test_both_harnesses_are_told_the_same_text_each_in_its_own_voice():
+    """One text for the model: Codex's says ``by NAME`` (the MCP tool's argument) where
+    Claude Code's says ``--by NAME`` (the wait command's), and nothing else differs in the
+    lines they share."""
+    from lichhook.waits.hooks.text import CLI, TOOL, instructions
+
+    for name in (None, "rev@box"):
+        claude = instructions("s-1", name, CLI, "wait <op> --by WHO --session s-1")
+        codex = instructions("s-1", name, TOOL, "")
+        assert codex[0] == claude[0].replace("Claude Code", "Codex")
+        assert codex[2] == claude[2].replace("--by", "by")
+        assert "--" not in codex[1] and "claude_code_wait" in codex[1]
+    assert len(claude) == 4 and len(codex) == 3  # the Stop hook's line: Codex runs no Stop hook of lichhook's

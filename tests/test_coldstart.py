@@ -223,7 +223,7 @@ def test_json_int_keeps_every_digit():
 # Windows' folder permissions), which may import __future__.
 # (contracts.inputs: named by annotations alone, never imported when a hook runs;
 # failures: imported only when a hook has failed)
-OFF_THE_USUAL_PATH = {"lichhook.jsonint", "lichhook.waits.winacl", "lichhook.contracts.gojson",
+OFF_THE_USUAL_PATH = {"lichhook.jsonint", "lichhook.winacl", "lichhook.contracts.gojson",
                       "lichhook.contracts.release", "lichhook.contracts.inputs", "lichhook.failures"}
 
 
@@ -440,13 +440,14 @@ STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state
 # After a tool: busy, touched, and the title read from the transcript and recorded (a
 # write, atomic, the first time only: that is where diskio comes in).
 AFTER_TOOL = STATE | {"lichhook.contracts.session_touched", "lichhook.contracts.session_title", "lichhook.titles",
-                      "lichhook.transcripts", "lichhook.diskio"}
-CLAUDE_CODE = CORE | {"select", "lichhook.coldstart.quickjson", "lichhook.claude_code", "lichhook.claude_code.commands",
-                      "lichhook.waits", "lichhook.waits.view", "lichhook.diskio",
+                      "lichhook.transcripts", "lichhook.diskio", "lichhook.trust"}
+CLAUDE_CODE = CORE | {"select", "lichhook.coldstart.quickjson", "lichhook.waits.hooks", "lichhook.waits.hooks.text",
+                      "lichhook.waits", "lichhook.waits.view", "lichhook.diskio", "lichhook.trust",
                       "lichhook.ids", "lichhook.payload", "lichhook.selfcmd"}
 WAIT = CORE | {"fcntl", "lichhook.coldstart.quickjson", "lichhook.diskio", "lichhook.ids",
                "lichhook.waits", "lichhook.waits.api", "lichhook.waits.cli", "lichhook.waits.folder",
-               "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view"}
+               "lichhook.waits.lock", "lichhook.waits.names", "lichhook.waits.rules", "lichhook.waits.view",
+               "lichhook.trust"}
 ALLOWED = {
     "no-op": NO_OP,
     "no-op: event": NO_OP,
@@ -455,8 +456,8 @@ ALLOWED = {
     "event: tool": STATE,
     "event: after a tool": AFTER_TOOL,
     "event: opencode": STATE - {"lichhook.adapters.claude"} | {"lichhook.adapters.opencode"},
-    "session-start": CLAUDE_CODE | {"lichhook.claude_code.session_start"},
-    "stop": CLAUDE_CODE | {"lichhook.claude_code.stop"},
+    "session-start": CLAUDE_CODE | {"lichhook.waits.hooks.start"},
+    "stop": CLAUDE_CODE | {"lichhook.waits.hooks.stop"},
     "wait add": WAIT | {"lichhook.waits.fields"},  # list takes no argument to check
     "wait list": WAIT,
 }

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from lichhook import failures
 from testkit.environment import lich_env
 from testkit.servers import free_port
@@ -111,6 +113,21 @@ def test_the_records_stay_bounded_when_the_older_file_cannot_be_replaced(home):
     assert (folder / failures.NAME).stat().st_size <= 2 * failures.MAX_BYTES + 1024
     assert records(home)[-1]["error"].startswith("399 ")  # the newest is there
     assert (folder / failures.OLDER / "kept").read_text() == "not lichhook's"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_no_record_goes_into_a_folder_others_can_write(home):
+    """Another user who can write the state folder could plant records doctor shows as the
+    user's own failures: nothing is written there until it is closed again."""
+    environ = {"XDG_STATE_HOME": str(home / ".local" / "state")}
+    folder = state(home)
+    folder.mkdir(parents=True)
+    folder.chmod(0o777)
+    failures.record(environ, "claude", "Stop", "not kept")
+    assert not (folder / failures.NAME).exists()
+    folder.chmod(0o700)
+    failures.record(environ, "claude", "Stop", "kept")
+    assert [r["error"] for r in records(home)] == ["kept"]
 
 
 def test_concurrent_failures_each_leave_one_whole_line(pyz, base_env, home, standin):

@@ -614,7 +614,7 @@ def test_an_archive_copy_others_can_change_is_a_problem_install_mends(run, home,
         if os.geteuid() != 0:
             pytest.skip("giving a file to another user needs root")
         os.chown(hooks, USER_UID, USER_GID)
-        said = f"{hooks} belongs to user id {USER_UID}"
+        said = f"{hooks} belongs to uid {USER_UID}"
     elif damage == "mode-0666":
         hooks.chmod(0o666)
         said = f"{hooks} can be written by anyone"

@@ -310,14 +310,15 @@ def test_a_folder_above_that_anyone_can_write_is_refused_unless_sticky(run, stan
 def test_plugins_another_user_owns_are_not_loaded(run, standin, plugin_dir, tmp_path):
     import pwd
 
-    owner = pwd.getpwuid(OTHER_UID).pw_name if OTHER_UID in {p.pw_uid for p in pwd.getpwall()} else f"id {OTHER_UID}"
+    known = OTHER_UID in {p.pw_uid for p in pwd.getpwall()}
+    owner = f"{pwd.getpwuid(OTHER_UID).pw_name} (uid {OTHER_UID})" if known else f"uid {OTHER_UID}"
     path = plugin_dir / "kiro_adapter.py"
     marker = plugin_dir.parent / "plugin-ran"
     path.write_text(textwrap.dedent(MARKING.format(marker=str(marker))), encoding="utf-8")
     os.chown(path, OTHER_UID, -1)
     ran, reported, said = try_plugin(run, standin, plugin_dir, path=path)
     assert (ran, reported) == (False, False)
-    assert f"{path} belongs to user {owner}, not to you or root" in said
+    assert f"{path} belongs to {owner}, not to you or root" in said
 
     # A link in one's own folder to someone else's file is theirs too.
     elsewhere = tmp_path / "elsewhere"
@@ -325,12 +326,12 @@ def test_plugins_another_user_owns_are_not_loaded(run, standin, plugin_dir, tmp_
     os.replace(path, elsewhere / "kiro_adapter.py")
     os.symlink(elsewhere / "kiro_adapter.py", path)
     ran, _, said = try_plugin(run, standin, plugin_dir, path=path)
-    assert not ran and "belongs to user" in said
+    assert not ran and f"belongs to {owner}" in said
 
     os.unlink(path)
     os.chown(plugin_dir, OTHER_UID, -1)
     ran, _, said = try_plugin(run, standin, plugin_dir)
-    assert not ran and f"plugin folder {plugin_dir} skipped: {plugin_dir} belongs to user" in said
+    assert not ran and f"plugin folder {plugin_dir} skipped: {plugin_dir} belongs to {owner}" in said
 
 
 @POSIX_ONLY

@@ -69,6 +69,31 @@ def test_the_folder_is_private_and_never_a_link(tmp_path):
 
 
 @POSIX_ONLY
+@pytest.mark.parametrize("changed", ["the folder", "a folder above"])
+def test_a_folder_others_can_write_is_not_used(tmp_path, changed):
+    """Whoever can write the titles folder, or rename one above it, decides which title
+    lich is spared: the records stay out of it, as the waits stay out of such a folder."""
+    env = card(tmp_path)
+    assert titles.remember(env, "T")
+    folder = titles.folder(env)
+    os.chmod(folder if changed == "the folder" else os.path.dirname(folder), 0o777)
+    assert titles.remember(env, "Renamed") is False
+    assert titles.last(env) == "T"
+
+
+@POSIX_ONLY
+def test_every_folder_it_makes_is_private_whatever_the_umask(tmp_path):
+    env = card(tmp_path)
+    old = os.umask(0)
+    try:
+        assert titles.remember(env, "T")
+    finally:
+        os.umask(old)
+    for made in (titles.folder(env), os.path.dirname(titles.folder(env)), str(tmp_path / "state")):
+        assert stat.S_IMODE(os.stat(made).st_mode) == 0o700, made
+
+
+@POSIX_ONLY
 def test_a_fifo_where_the_record_belongs_is_not_waited_on(tmp_path):
     env = card(tmp_path)
     os.makedirs(titles.folder(env))

@@ -196,8 +196,8 @@ def damaged(hooks: Path, module: str) -> None:
 @pytest.mark.parametrize("module,args,payload,outcome", [
     ("lichhook/report", ["antigravity", "PreToolUse"], {"conversation_id": "c-1", "tool_name": "run_command"},
      (0, b'{"decision":"allow"}')),
-    ("lichhook/claude_code/__init__", ["claude-code", "stop"], {"session_id": "s-1"}, (0, b"")),
-    ("lichhook/codex_waits", ["codex-waits", "session-start"], {"session_id": "s-1"}, (0, b"")),
+    ("lichhook/waits/hooks/__init__", ["claude-code", "stop"], {"session_id": "s-1"}, (0, b"")),
+    ("lichhook/waits/hooks/text", ["codex-waits", "session-start"], {"session_id": "s-1"}, (0, b"")),
     ("lichhook/waits/cli", ["wait", "list", "--by", "me", "--session", "s-1"], None, (1, b"")),
 ])
 def test_a_hook_that_raises_where_nothing_catches_it_exits_with_its_verdict(installed, standin, home, module, args,

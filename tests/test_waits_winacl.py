@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from lichhook.waits.winacl import ADMINISTRATORS, SYSTEM, acl_problem
+from lichhook.winacl import ADMINISTRATORS, SYSTEM, acl_problem
 
 USER = "S-1-5-21-1004336348-1177238915-682003330-1001"
 OTHER = "S-1-5-21-1004336348-1177238915-682003330-1002"
@@ -75,6 +75,6 @@ def test_an_entry_that_cannot_be_read_is_refused():
 
 @pytest.mark.skipif(sys.platform != "win32", reason="reads a real access list through advapi32")
 def test_the_users_own_temporary_folder_passes_on_windows(tmp_path):
-    from lichhook.waits.winacl import folder_problem
+    from lichhook.winacl import folder_problem
 
     assert folder_problem(str(tmp_path)) is None

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from lichhook.claude_code import commands
+from lichhook.waits.hooks import text as commands
 from lichhook.install.quoting import ps_quote
 from testkit.windows import PS_QUOTES, ps_read_verbatim
 

@@ -7,7 +7,7 @@ of Python would do, for less at start-up, with public APIs only, and
 
 - process: how a short-lived command starts and ends: no cyclic garbage collection,
   a stdout whose reader went away is not an error, no interpreter teardown when only
-  lichhook's own code ran;
+  lichhook's own code ran; plugin code kept off the hook's stdout;
 - folders: platformdirs' user config and state folders on Linux and macOS, without
   importing platformdirs;
 - ``quickjson`` (a module of its own: the no-op path does without it): ``json.loads``
@@ -70,6 +70,33 @@ def write_stdout(text: str, fd: "int | None" = None) -> None:
         sys.stdout.flush()
     except (AttributeError, OSError, ValueError):  # AttributeError: started with stdout closed
         pass
+
+
+def shield_stdout(to_stderr: bool) -> "int | None":
+    """Before plugin code runs: point file descriptor 1 at stderr (``to_stderr``, for
+    LICHHOOK_DEBUG=1) or devnull, and return a copy of the real stdout for the verdict
+    (``write_stdout``); None when there is no stdout to keep. A hook's stdout is a protocol
+    (Antigravity reads ``{}`` from it), and ``print``, ``os.write(1, ...)`` and child
+    processes of a plugin alike would land in it."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        saved = os.dup(1)
+    except OSError:  # started with stdout closed
+        return None
+    try:
+        if to_stderr:
+            os.dup2(2, 1)
+        else:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+    except OSError:
+        pass
+    return saved
 
 
 def finish(code: int, short_lived: bool) -> "NoReturn":

@@ -37,13 +37,14 @@ from typing import Callable, List, Optional, Sequence
 
 from lichhook.diskio import REPLACE_RETRY_SECONDS, TMP_SUFFIX, replace
 from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.ownership import Owners, make_folders, nearest_existing, root_may_write, running_as_root
+from lichhook.install.ownership import Owners, make_folders, root_may_write, running_as_root
 
 try:
     import ctypes
 except ImportError:  # a Python built without _ctypes: no atomic exchange
     ctypes = None  # type: ignore[assignment]
 from lichhook.install.winerrors import windows_problem
+from lichhook.trust import nearest_existing
 
 BACKUP_SUFFIX = ".lichhook-backup"
 # No harness config comes near this; a file past it (a runaway log, a sparse file of

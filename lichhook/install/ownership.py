@@ -25,7 +25,7 @@ import sys
 from typing import List, Mapping, Optional, Tuple
 
 from lichhook.install.jsonmerge import ConfigError
-from lichhook.plugin_guard import untrusted
+from lichhook import trust
 from lichhook.selfcmd import running_archive
 
 try:
@@ -36,24 +36,6 @@ except ImportError:  # Windows: no user database
 
 def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def nearest_existing(path: str) -> str:
-    """``path`` itself, or the deepest folder above it that exists."""
-    current = os.path.abspath(path)
-    while not os.path.lexists(current):
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    return current
-
-
-def _user_name(uid: int) -> str:
-    try:
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except (AttributeError, KeyError):
-        return f"uid {uid}"
 
 
 def home_owner(home: Optional[str], environ: Mapping[str, str]) -> Optional[Tuple[int, int]]:
@@ -115,10 +97,10 @@ def become_home_owner(home: Optional[str], environ: Mapping[str, str], command: 
         os.setuid(uid)
     except (OSError, ValueError) as exc:  # ValueError: more groups than the system takes
         why = getattr(exc, "strerror", None) or exc
-        raise ConfigError(f"cannot act as {_user_name(uid)}, who owns {home}: {why}; "
+        raise ConfigError(f"cannot act as {trust.user_name(uid)}, who owns {home}: {why}; "
                           f"run {command} as that user instead.")
     if os.geteuid() != uid or os.getuid() != uid:
-        raise ConfigError(f"cannot act as {_user_name(uid)}, who owns {home}; run {command} as that user instead.")
+        raise ConfigError(f"cannot act as {trust.user_name(uid)}, who owns {home}; run {command} as that user instead.")
     # The Python this runs with and its archive must be theirs to read, since the copy
     # installed and the registrations run with them as that user.
 
@@ -126,7 +108,7 @@ def become_home_owner(home: Optional[str], environ: Mapping[str, str], command: 
     for path in filter(None, needed):
         if not os.access(path, os.R_OK):
             raise ConfigError(
-                f"{home} belongs to {_user_name(uid)}, so {command} works there as that user, who cannot read "
+                f"{home} belongs to {trust.user_name(uid)}, so {command} works there as that user, who cannot read "
                 f"{path}; run it with a Python and an archive that user can read (for example /usr/bin/python3 "
                 f"and a copy of lichhook.pyz in their home), or run it as that user.")
 
@@ -134,12 +116,12 @@ def become_home_owner(home: Optional[str], environ: Mapping[str, str], command: 
 def run_problem(program: str) -> Optional[str]:
     """Why root must not run ``program`` (a "Python" a registration names), or None: as
     root, it and every folder above it (where its links lead too) must be root's and
-    closed to others, as a plugin must (lichhook.plugin_guard); anyone else runs only
+    closed to others, as a plugin must (lichhook.trust); anyone else runs only
     what they could change anyway."""
     if not running_as_root():
         return None
 
-    return untrusted(program)
+    return trust.untrusted(program)
 
 
 def root_may_write(folder: str, path: str) -> None:
@@ -153,7 +135,7 @@ def root_may_write(folder: str, path: str) -> None:
     except OSError:
         return  # the write fails on its own, naming the path
     if owner != 0:
-        raise ConfigError(f"cannot write {path} as root: its folder {folder} belongs to {_user_name(owner)}; "
+        raise ConfigError(f"cannot write {path} as root: its folder {folder} belongs to {trust.user_name(owner)}; "
                           "run this as that user (or with HOME set to their home, so lichhook acts as them).")
 
 
@@ -171,7 +153,7 @@ class Owners:
         """Refuses a new file or folder at ``path`` root may not make; always None (the
         file keeps the owner it was created with)."""
         if self.as_root:
-            folder = nearest_existing(os.path.dirname(os.path.abspath(path)) or ".")
+            folder = trust.nearest_existing(os.path.dirname(os.path.abspath(path)) or ".")
             root_may_write(os.path.realpath(folder), path)
         return None
 
@@ -184,21 +166,4 @@ MADE: List[str] = []
 def make_folders(folder: str, owners: Optional[Owners]) -> None:
     """``os.makedirs``, refusing as ``owners`` says before each folder it creates; each
     one created is noted in ``MADE``."""
-    missing = []
-    current = os.path.abspath(folder)
-    while not os.path.isdir(current):
-        missing.append(current)
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    for path in reversed(missing):
-        if owners is not None:
-            owners.for_new(path)
-        try:
-            os.mkdir(path)
-        except FileExistsError:
-            if os.path.isdir(path):
-                continue
-            raise
-        MADE.append(path)
+    trust.make_folders(folder, 0o777, owners.for_new if owners is not None else None, MADE)

@@ -25,9 +25,9 @@ from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
 from lichhook.install import files
 from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.ownership import Owners, nearest_existing
+from lichhook.install.ownership import Owners
 from lichhook.coldstart import user_data_dir
-from lichhook.plugin_guard import untrusted
+from lichhook.trust import nearest_existing, untrusted
 from lichhook.report import HOOK_SECONDS
 from lichhook.selfcmd import running_archive
 
@@ -128,7 +128,7 @@ def copy_problem(complete: str) -> Optional[str]:
     """Why another user could change the copy whose complete archive is ``complete``
     (either archive, or a folder above them), or None. Its hooks run as the user (as root,
     for root's harnesses), so it must be the user's alone, as a plugin must
-    (lichhook.plugin_guard)."""
+    (lichhook.trust)."""
     for path in (complete, hooks_beside(complete)):
         if path is None or not os.path.lexists(path):
             continue

@@ -7,9 +7,10 @@ import os
 
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.api import run_op
+from lichhook.waits.fields import FAMILY_MAX, NOTE_MAX, WHAT_MAX
+from lichhook.waits.hooks.text import TOOL_NAME as NAME
 from lichhook.waits.rules import OPS
 
-NAME = "claude_code_wait"
 ARGUMENTS = ("op", "by", "session", "what", "family", "id", "note")
 
 DESCRIPTION = (
@@ -29,7 +30,7 @@ INPUT_SCHEMA = {
         "op": {
             "type": "string",
             "enum": list(OPS),
-            "description": "add, list, watched, said, done or adopt.",
+            "description": f"{', '.join(OPS[:-1])} or {OPS[-1]}.",
         },
         "by": {
             "type": "string",
@@ -42,12 +43,12 @@ INPUT_SCHEMA = {
         "what": {
             "type": "string",
             "minLength": 1,
-            "maxLength": 500,
-            "description": "add only (required): what you are waiting for, 1-500 characters.",
+            "maxLength": WHAT_MAX,
+            "description": f"add only (required): what you are waiting for, 1-{WHAT_MAX} characters.",
         },
         "family": {
             "type": "string",
-            "maxLength": 100,
+            "maxLength": FAMILY_MAX,
             "description": "add only (optional): the event family the wait ends on, e.g. 'ci.build'.",
         },
         "id": {
@@ -56,7 +57,7 @@ INPUT_SCHEMA = {
         },
         "note": {
             "type": "string",
-            "maxLength": 500,
+            "maxLength": NOTE_MAX,
             "description": "watched, said (optional): who watches, or what you told the operator.",
         },
     },

@@ -45,11 +45,10 @@ import os
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, temporary_target
-from lichhook.waits.view import (  # noqa: F401 - the hooks' side, part of this module's interface
-    BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MAX_SMALL_FILE,
-    MIRROR_SUFFIX, OWN_TOP, QUEUE, SESSIONS, STALE_SECONDS, STOPS, STORE, FolderRefused, FolderView, IndexName,
-    MirrorError, SessionWaits, Wait, _clean_stale, _json_or_none, _kind, _not_a_file_sentence, _open_root,
-    _valid_session, for_hooks, parse_index, parse_session,
+from lichhook.waits.view import (
+    BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
+    SESSIONS, STOPS, STORE, FolderRefused, FolderView, clean_stale, error_kind, json_or_none, not_a_file_sentence,
+    open_root, valid_session,
 )
 
 TYPE_CHECKING = False
@@ -188,7 +187,7 @@ _INDEX_KEYS = ("node", "names")
 def _read_json(folder: "Dir", name: str) -> object:
     """The JSON in ``name``, or None if it cannot be read or parsed."""
     try:
-        return _json_or_none(folder.read(name, MAX_MIRROR_BYTES + 1))
+        return json_or_none(folder.read(name, MAX_MIRROR_BYTES + 1))
     except OSError:
         return None
 
@@ -228,7 +227,7 @@ def _mirror_stem(entry: str) -> "str | None":
     if not entry.endswith(MIRROR_SUFFIX):
         return None
     stem = entry[: -len(MIRROR_SUFFIX)]
-    return stem if _valid_session(stem) else None
+    return stem if valid_session(stem) else None
 
 
 class WaitsFolder(FolderView):
@@ -280,7 +279,7 @@ class WaitsFolder(FolderView):
         if not stat.S_ISREG(mode):
             from lichhook.diskio import kind_of
 
-            raise FolderRefused(_not_a_file_sentence(self.root.join(name), kind_of(mode)))
+            raise FolderRefused(not_a_file_sentence(self.root.join(name), kind_of(mode)))
         return True
 
     def is_dirty(self) -> bool:
@@ -291,7 +290,7 @@ class WaitsFolder(FolderView):
         try:
             os.close(self.root.open_file(DIRTY, os.O_WRONLY | os.O_CREAT))
         except NotAFile as exc:
-            raise FolderRefused(_not_a_file_sentence(exc.filename, _kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
 
     def clear_dirty(self) -> None:
         self.root.unlink(DIRTY)
@@ -321,7 +320,7 @@ class WaitsFolder(FolderView):
         except FileNotFoundError:
             return empty_state()
         except NotAFile as exc:
-            raise StoreUnusable(f"the waits store {path} is {_kind(exc)}, not a regular file; move it "
+            raise StoreUnusable(f"the waits store {path} is {error_kind(exc)}, not a regular file; move it "
                                 "aside to start with no waits") from None
         except OSError as exc:
             raise StoreUnusable(f"cannot read the waits store {path}: {exc.strerror or exc}; check its "
@@ -371,10 +370,7 @@ class WaitsFolder(FolderView):
     def _ensure(self, folder: "Dir", name: str, doc: dict, keys: tuple, durable: bool = True) -> bool:
         """Rewrite ``name`` with ``doc`` unless it already says the same in ``keys``;
         whether it was rewritten."""
-        try:
-            current = _json_or_none(folder.read(name))
-        except OSError:
-            current = None  # missing, unreadable or not a file: replaced below
+        current = _read_json(folder, name)  # None when missing, unreadable or not a file: replaced below
         if isinstance(current, dict) and all(k in current and current[k] == doc[k] for k in keys):
             return False
         folder.write_atomic(name, encode(doc), durable)
@@ -452,7 +448,7 @@ class WaitsFolder(FolderView):
         except (FolderRefused, OSError):
             return
         if stops is not None:
-            _clean_stale(stops, COUNTER_SUFFIX)
+            clean_stale(stops, COUNTER_SUFFIX)
 
     # -- the lock --
 
@@ -491,7 +487,7 @@ class _Held:
         try:
             self.fd = root.open_file(LOCK, os.O_RDWR | os.O_CREAT)
         except NotAFile as exc:
-            raise FolderRefused(_not_a_file_sentence(exc.filename, _kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
         try:
             _, count_before = _read_record(self.fd)
             # POSIX waiters queue in queue/; Windows grants waiting locks in turn itself.
@@ -560,7 +556,7 @@ def for_op(path: str) -> "WaitsFolder":
     """The folder as an op uses it: created (0700, with the marker) if missing, checked,
     and recognised; a folder of a release without the marker is given it once every file
     in it is shown to be lichhook's."""
-    root = _open_root(path, create=True)
+    root = open_root(path, create=True)
     assert root is not None
     folder = WaitsFolder(path, root, "")
     try:

@@ -51,6 +51,9 @@ STALE_SECONDS = 120.0
 class FolderRefused(Exception):
     """The folder, or a file in it, cannot be used safely; the message names it and the fix."""
 
+    # The fix every refusal of the folder itself offers.
+    CHOOSE = "choose a folder of your own with --waits-dir or LICHHOOK_WAITS_DIR"
+
 
 class MirrorError(Exception):
     """A mirror a hook reads cannot be read or makes no sense; the message says which and why."""
@@ -107,7 +110,7 @@ def _valid_name(value: object) -> bool:
     return True
 
 
-def _valid_session(value: object) -> bool:
+def valid_session(value: object) -> bool:
     """A session id exactly as this module writes it: valid and already folded."""
     from lichhook.ids import BadId, wait_session_id
 
@@ -174,14 +177,15 @@ def parse_index(doc: object, path: str) -> tuple:
             continue
         name, session, count = entry.get("name"), entry.get("session"), entry.get("open")
         if (not isinstance(name, str) or not isinstance(session, str) or not _valid_name(name)
-                or not _valid_session(session) or not isinstance(count, int) or isinstance(count, bool) or count < 1):
+                or not valid_session(session) or not isinstance(count, int) or isinstance(count, bool) or count < 1):
             skipped += 1
             continue
         names.append(IndexName(name, session, count))
     return names, skipped
 
 
-def _json_or_none(raw: bytes) -> object:
+def json_or_none(raw: bytes) -> object:
+    """The JSON ``raw`` holds, or None when it is not UTF-8 JSON."""
     try:
         return json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
@@ -191,66 +195,46 @@ def _json_or_none(raw: bytes) -> object:
 # ---- the folder checks ----------------------------------------------------------------------
 
 
-def _user_name(uid: int) -> str:
-    try:
-        import pwd
-
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except (ImportError, KeyError):
-        return f"uid {uid}"
-
-
 def _check_private(folder: "Dir", what: str) -> None:
-    """Refuse a folder that is not the user's own or that others may write to."""
-    if sys.platform == "win32":
-        from lichhook.waits.winacl import folder_problem
+    """Refuse a folder that is not the user's own or that others may write to
+    (lichhook.trust): whoever can change it decides what the Stop hook tells the model."""
+    from lichhook.trust import private_problem
 
-        problem = folder_problem(folder.path)
-        if problem:
-            raise FolderRefused(f"{what} {folder.path} {problem}; choose a folder of your own with "
-                                "--waits-dir or LICHHOOK_WAITS_DIR")
-        return
-    st = folder.stat()
-    me = os.geteuid()
-    if st.st_uid != me:
-        raise FolderRefused(
-            f"{what} {folder.path} belongs to {_user_name(st.st_uid)}, not to you "
-            f"({_user_name(me)}): lichhook keeps waits only in a folder of your own, since whoever "
-            "owns it decides what your Stop hook tells the model; choose another folder with "
-            "--waits-dir or LICHHOOK_WAITS_DIR")
-    if st.st_mode & 0o022:
-        raise FolderRefused(
-            f"{what} {folder.path} can be written by other users (mode {st.st_mode & 0o7777:04o}): "
-            "whoever can write there decides what your Stop hook tells the model; run "
-            f"chmod go-w {folder.path} (lichhook makes its folders 0700), or choose another folder "
-            "with --waits-dir or LICHHOOK_WAITS_DIR")
+    problem = private_problem(folder.path, None if sys.platform == "win32" else folder.stat())
+    if problem:
+        raise FolderRefused(f"{what} {folder.path} {problem}: whoever can change it decides what "
+                            f"your Stop hook tells the model; make it yours alone, or {FolderRefused.CHOOSE}")
 
 
-def _not_a_file_sentence(path: str, kind: str) -> str:
+def not_a_file_sentence(path: str, kind: str) -> str:
+    """The refusal of ``path``, which is ``kind`` (a link, a FIFO...) where a file belongs."""
     return (f"{path} is {kind}, not a regular file, and lichhook never opens anything else in "
             "the waits folder (nor follows a link there); remove it")
 
 
-def _kind(exc: "OSError") -> str:
+def error_kind(exc: "OSError") -> str:
+    """What stood where a file was opened (``lichhook.diskio.NotAFile``), for a refusal."""
     return getattr(exc, "kind", "not a regular file")
 
 
-def _open_root(path: str, create: bool) -> "Dir | None":
+def open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
     import stat
+
+    from lichhook.trust import above_problem, make_folders, user_name
 
     try:
         link = os.lstat(path)
     except FileNotFoundError:
         if not create:
             return None
-        _make_private(path)
+        make_folders(path)
         link = os.lstat(path)
     # The folder itself may be a link the user made; one made by anyone else is refused.
     if stat.S_ISLNK(link.st_mode) and sys.platform != "win32" and link.st_uid not in (os.geteuid(), 0):
         raise FolderRefused(
-            f"the waits folder {path} is a symbolic link made by {_user_name(link.st_uid)}, not by "
-            "you; choose a folder of your own with --waits-dir or LICHHOOK_WAITS_DIR")
+            f"the waits folder {path} is a symbolic link made by {user_name(link.st_uid)}, not by "
+            f"you; {FolderRefused.CHOOSE}")
     try:
         root = Dir.open(path)
     except NotADirectoryError:
@@ -258,60 +242,14 @@ def _open_root(path: str, create: bool) -> "Dir | None":
                             "--waits-dir or LICHHOOK_WAITS_DIR") from None
     try:
         _check_private(root, "the waits folder")
-        _check_above(path)
+        problem = above_problem(path)
+        if problem:
+            raise FolderRefused(f"the waits folder {path} lies in a folder another user may change: "
+                                f"{problem}, or {FolderRefused.CHOOSE}")
     except BaseException:
         root.close()
         raise
     return root
-
-
-def _make_private(path: str) -> None:
-    """``os.makedirs`` with every folder it creates 0700, not just the last: the folders
-    above the waits folder must be closed to others too (``_check_above``), whatever the
-    umask (under umask 000 makedirs leaves them 0777)."""
-    missing = []
-    current = os.path.abspath(path)
-    while not os.path.isdir(current):
-        missing.append(current)
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    for folder in reversed(missing):
-        try:
-            os.mkdir(folder, 0o700)
-        except FileExistsError:
-            pass
-
-
-def _check_above(path: str) -> None:
-    """Refuse a waits folder that lies in a folder another user controls (theirs, or one
-    others may write without the sticky bit): they could move the user's folder away, or
-    put their own in its place. Only stats on the usual path; lichhook.plugin_guard
-    judges (and words) a folder that fails the quick test."""
-    if sys.platform == "win32":
-        return
-    me = os.geteuid()
-    seen = set()
-    for start in (os.path.abspath(path), os.path.realpath(path)):
-        current = os.path.dirname(start)
-        while current not in seen:
-            seen.add(current)
-            try:
-                st = os.stat(current)
-            except OSError:
-                break  # the folder itself was opened; nothing above it to judge
-            if st.st_uid not in (me, 0) or (st.st_mode & 0o022 and not st.st_mode & 0o1000):
-                from lichhook.plugin_guard import folder_above_problem
-
-                problem = folder_above_problem(current)
-                if problem:
-                    raise FolderRefused(f"the waits folder {path} lies in a folder another user may change: "
-                                        f"{problem}")
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            current = parent
 
 
 class FolderView:
@@ -358,8 +296,8 @@ class FolderView:
         except FileNotFoundError:
             return False
         except NotAFile as exc:
-            raise FolderRefused(_not_a_file_sentence(exc.filename, _kind(exc))) from None
-        doc = _json_or_none(raw)
+            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+        doc = json_or_none(raw)
         fmt = doc.get("format") if isinstance(doc, dict) and doc.get("lichhook") == "waits" else None
         if not isinstance(fmt, int) or isinstance(fmt, bool):
             raise FolderRefused(
@@ -409,7 +347,7 @@ class FolderView:
             return None
         except NotAFile as exc:
             raise FolderRefused(
-                f"{exc.filename} is {_kind(exc)}, not a folder: lichhook never follows a link inside "
+                f"{exc.filename} is {error_kind(exc)}, not a folder: lichhook never follows a link inside "
                 "the waits folder; remove it") from None
         try:
             _check_private(sub, "the folder")
@@ -477,7 +415,7 @@ class FolderView:
             # lost to a power cut reads as none, so at worst a wait refuses a stop a few
             # more times. A killed hook still leaves the old count or the new one.
             stops.write_atomic(session + COUNTER_SUFFIX, b"%d\n" % value, durable=False)
-            _clean_stale(stops, COUNTER_SUFFIX)
+            clean_stale(stops, COUNTER_SUFFIX)
         except FolderRefused as exc:
             return str(exc)
         except OSError as exc:
@@ -497,7 +435,7 @@ class FolderView:
         return None
 
 
-def _clean_stale(folder: "Dir", suffix: str) -> None:
+def clean_stale(folder: "Dir", suffix: str) -> None:
     """Remove write_atomic temporaries for ``*<suffix>`` files older than STALE_SECONDS."""
     import time
 
@@ -527,7 +465,7 @@ def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
         except FileNotFoundError:
             return None
         except NotAFile as exc:
-            raise MirrorError(f"{path} is {_kind(exc)}, not a regular file") from None
+            raise MirrorError(f"{path} is {error_kind(exc)}, not a regular file") from None
         except PermissionError as exc:
             if attempt + 1 < tries:
                 import time
@@ -560,7 +498,7 @@ def _parse_mirror(raw: bytes, path: str) -> object:
 def for_hooks(path: str) -> "FolderView | None":
     """The folder as the hooks read it: checked, never created or migrated. None when it
     does not exist or is still empty (no wait was ever recorded there)."""
-    root = _open_root(path, create=False)
+    root = open_root(path, create=False)
     if root is None:
         return None
     folder = FolderView(path, root, "")

@@ -1,14 +1,16 @@
 """The SessionStart hook: tell the model its session id, its waits and the names it may adopt.
 
-No tool ever tells a Claude Code session its own id; this hook's payload is the only place
-it appears. After ``/clear`` the id is new and nothing links it to the old one, so the
-context also lists every other name on the node with open waits, each with the exact
-adopt call that moves that name (and its waits) to this session.
+No tool ever tells a session its own id; this hook's payload is the only place it appears.
+After Claude Code's ``/clear`` the id is new and nothing links it to the old one, so the
+context given in the command voice also lists every other name on the node with open
+waits, each with the exact adopt call that moves that name (and its waits) to this session.
 """
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.claude_code.commands import Folder, Outcome, clean, powershell_note, program, wait_command
+import os
+
+from lichhook.waits.hooks.text import Folder, Outcome, Voice, clean, instructions, powershell_note, program, wait_command
 from lichhook.waits.view import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
 
 # Claude Code cuts hook output at 10,000 characters; stay well inside it, whatever the
@@ -21,18 +23,18 @@ MAX_WHAT = 160
 MAX_CONTEXT = 9000
 
 
-def session_start(session: str, payload: dict, folder: "Folder") -> "Outcome":
+def session_start(session: str, payload: dict, folder: "Folder", voice: "Voice") -> "Outcome":
     outcome = Outcome()
-    own, names, problems = read_records(folder, session, outcome)
-    text = context(session, payload.get("source"), own, names, folder, program(), problems)
+    own, names, problems = read_records(folder, session, outcome, with_index=voice.commands)
+    prefix = program() if voice.commands else ""
+    text = context(session, payload.get("source"), own, names, folder, prefix, problems, voice)
     outcome.out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
     return outcome
 
 
 def read_records(folder: "Folder", session: str, outcome: "Outcome", with_index: bool = True) -> tuple:
     """(the session's own waits or None, the index's names, the problems met), read from
-    the mirrors only; each problem is also noticed on ``outcome`` for the operator. Every
-    SessionStart hook over the waits (Claude Code's, Codex's) reads them this way."""
+    the mirrors only; each problem is also noticed on ``outcome`` for the operator."""
     own = None
     names: list = []
     problems: list = []
@@ -43,7 +45,7 @@ def read_records(folder: "Folder", session: str, outcome: "Outcome", with_index:
         waits = None
         problems.append(str(exc))
     else:
-        if waits is None and folder.explicit and not _exists(folder.path):
+        if waits is None and folder.explicit and not os.path.lexists(folder.path):
             problems.append(f"the waits folder {folder.path} does not exist")
     if waits is not None:
         with waits:
@@ -69,36 +71,14 @@ def read_records(folder: "Folder", session: str, outcome: "Outcome", with_index:
     return own, names, problems
 
 
-def _exists(path: str) -> bool:
-    import os
-
-    return os.path.lexists(path)
-
-
 def context(session: str, source: object, own: "SessionWaits | None", names: list, folder: "Folder",
-            prefix: str, problems: list) -> str:
+            prefix: str, problems: list, voice: "Voice") -> str:
     """The additionalContext text; pure, so its size bounds are easy to hold."""
     name = own.name if own else None
     waits = own.waits if own else []
     by = name or "WHO"
-    usage = wait_command(prefix, "<op>", by, session, folder)
-    lines = [
-        f"[lichhook waits] Your Claude Code session id is {session}. No tool tells you this id; "
-        "keep it from here.",
-        "To record something you are waiting for (a reply, a CI run, a review), run "
-        f"`{usage}` with op add --what TEXT [--family F], list, watched --id W [--note TEXT], "
-        "said --id W [--note TEXT], done --id W, or adopt. With the claude_code_wait tool, "
-        f"if you have it, put {session} in its session field and the name in its by field.",
-    ]
-    if name:
-        lines.append(f"Your waits are kept under the name {name}; keep using --by {name}.")
-    else:
-        lines.append("For --by choose a short name of your own that no other session here uses "
-                     "(such as your task: fix-login); the first call binds it to this session, "
-                     "and the node is added for you.")
-    lines.append("While one of your waits is open and neither watched nor said, the Stop hook "
-                 "will not let your turn end.")
-    windows_note = powershell_note(folder, "here")
+    lines = instructions(session, name, voice, wait_command(prefix, "<op>", by, session, folder))
+    windows_note = powershell_note(folder, "here") if voice.commands else None
     if windows_note:
         lines.append(windows_note)
     if problems:
@@ -107,11 +87,11 @@ def context(session: str, source: object, own: "SessionWaits | None", names: lis
     if waits:
         lines.append("")
         lines.append(f"Your open waits ({len(waits)}):")
-        shown = fit([describe_wait(w) for w in waits[:MAX_WAITS_SHOWN]], WAITS_BUDGET)
+        shown = fit([describe_wait(w, voice) for w in waits[:MAX_WAITS_SHOWN]], WAITS_BUDGET)
         lines += shown
         if len(waits) > len(shown):
-            lines.append(f"... and {len(waits) - len(shown)} more; "
-                         + wait_command(prefix, "list", by, session, folder) + " shows them all.")
+            every = wait_command(prefix, "list", by, session, folder) if voice.commands else "op list"
+            lines.append(f"... and {len(waits) - len(shown)} more; {every} shows them all.")
     others = [n for n in names if n.session != session and n.name != name]
     if others:
         others.sort(key=lambda n: n.name)
@@ -150,7 +130,7 @@ def fit(lines: list, budget: int) -> list:
     return kept
 
 
-def describe_wait(w: "Wait") -> str:
+def describe_wait(w: "Wait", voice: "Voice") -> str:
     family = f" [family {clean(w.family, 80)}]" if w.family else ""
     if w.watched and w.said:
         state = "watched, said"
@@ -158,7 +138,9 @@ def describe_wait(w: "Wait") -> str:
         state = "watched"
     elif w.said:
         state = "said"
-    else:
+    elif voice.commands:
         state = "holds your turn: neither watched nor said"
+    else:
+        state = "open: neither watched nor said"
     since = f", since {clean(w.created, 40)}" if w.created else ""
     return f"- {w.id}: {clean(w.what, MAX_WHAT)}{family} ({state}{since})"

@@ -75,7 +75,7 @@ def acl_problem(owner: str, user: str, aces: list | None) -> str | None:
 if sys.platform == "win32":
 
     def folder_problem(path: str) -> str | None:
-        """What makes the folder at ``path`` unsafe for the waits, or None (Windows only)."""
+        """What makes the folder at ``path`` unsafe to keep lichhook's records in, or None (Windows only)."""
         import ctypes
         from ctypes import wintypes
 

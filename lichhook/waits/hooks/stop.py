@@ -12,7 +12,7 @@ and the counter already bounds the loop.
 
 import os
 
-from lichhook.claude_code.commands import Folder, Outcome, clean, let_through, powershell_note, program, wait_command
+from lichhook.waits.hooks.text import Folder, Outcome, clean, let_through, powershell_note, program, wait_command
 from lichhook.waits.view import FolderRefused, FolderView, MirrorError, SessionWaits, for_hooks
 
 MAX_STRIKES = 3

@@ -1,5 +1,6 @@
-"""What the hooks print: the outcome (a JSON object and notices), and the ``wait``
-command lines in it for the model to run as they stand.
+"""What the hooks print: the outcome (a JSON object and notices), what the model is told
+of the waits in either voice (``instructions``), and the ``wait`` command lines in it for
+the model to run as they stand.
 
 They are written for Bash, which is what Claude Code's Bash tool runs (Git Bash on
 Windows). On Windows without Git Bash the model has PowerShell instead, so there each
@@ -41,6 +42,51 @@ class Folder:
     def __init__(self, path: str, explicit: bool) -> None:
         self.path = path
         self.explicit = explicit
+
+
+class Voice:
+    """How the model records a wait: by running the ``wait`` command (``commands``: Claude
+    Code, whose Stop hook then holds the turn for it) or by calling the MCP tool (Codex,
+    whose sandbox keeps shell commands from writing the waits folder). ``by`` is how the
+    name's argument is spelt, ``ops`` each op with the arguments it takes."""
+
+    def __init__(self, harness: str, by: str, ops: str, commands: bool) -> None:
+        self.harness = harness
+        self.by = by
+        self.ops = ops
+        self.commands = commands
+
+
+CLI = Voice("Claude Code", "--by", "add --what TEXT [--family F], list, watched --id W [--note TEXT], "
+            "said --id W [--note TEXT], done --id W, or adopt", True)
+TOOL = Voice("Codex", "by", "add with what (and family if you like), list, watched or said with id (and note "
+             "if you like), done with id, or adopt to take your name and its waits over in a new session", False)
+TOOL_NAME = "claude_code_wait"  # the MCP tool (lichhook.mcp.tool), named here for the hooks
+
+
+def instructions(session: str, name: "Optional[str]", voice: "Voice", usage: str) -> "List[str]":
+    """The opening lines of what a SessionStart hook tells the model: its session id, how to
+    record a wait (``usage``: the wait command, in the command voice) and under which
+    name; pure."""
+    lines = [f"[lichhook waits] Your {voice.harness} session id is {session}. No tool tells you this id; "
+             "keep it from here."]
+    record = "To record something you are waiting for (a reply, a CI run, a review), "
+    if voice.commands:
+        lines.append(f"{record}run `{usage}` with op {voice.ops}. With the {TOOL_NAME} tool, if you have it, "
+                     f"put {session} in its session field and the name in its by field.")
+    else:
+        lines.append(f"{record}call the {TOOL_NAME} tool of the lichhook MCP server with session {session} "
+                     f"and by your name, and op {voice.ops}.")
+    if name:
+        lines.append(f"Your waits are kept under the name {name}; keep using {voice.by} {name}.")
+    else:
+        lines.append(f"For {voice.by} choose a short name of your own that no other session here uses "
+                     "(such as your task: fix-login); the first call binds it to this session, "
+                     "and the node is added for you.")
+    if voice.commands:
+        lines.append("While one of your waits is open and neither watched nor said, the Stop hook "
+                     "will not let your turn end.")
+    return lines
 
 
 def let_through(hook: str) -> str:
