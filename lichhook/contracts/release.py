@@ -21,7 +21,7 @@ else ``lichhook.contracts.RELEASE`` (``claim(None)``).
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterable, Optional, Tuple
 
 # The newest range found in lich's source (compat.go at 04690201): 0.13.0 is the first
 # release to send the header, 0.19.0 the first past the newest contract lich implements.
@@ -133,7 +133,7 @@ def within(version: str, bounds: Tuple[str, str]) -> bool:
     return not less(version, bounds[0]) and less(version, bounds[1])
 
 
-def newest_within(tags, bounds: Optional[Tuple[str, str]]) -> str:
+def newest_within(tags: Iterable[str], bounds: Optional[Tuple[str, str]]) -> str:
     """compat.go's ``newestCompatible``: the newest of ``tags`` inside ``bounds``, or "";
     with no range (a lich before 0.51.0), the newest of all, as /releases/latest gives."""
     best = ""

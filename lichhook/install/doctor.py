@@ -350,7 +350,7 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
             if shows is not None:
                 shows += [line.split(": ", 1)[1] for line in lines]
             if mismatch:
-                problems.append(Problem(h.name, *mismatch, cause="lich reads a release this lichhook would not name"))
+                problems.append(Problem(h.name, mismatch[0], mismatch[1], "lich reads a release this lichhook would not name"))
 
     foreign = [s for s in seen if not s.ours]  # lichhook's own beside its entries: pluginroute.twice
     if seen and not foreign and not registered:
