@@ -209,3 +209,28 @@ def test_codexs_listing_is_read_as_lich_reads_it():
                                                 {"scope": "user", "version": ""},
                                                 {"scope": "user", "version": "0.13.2+lichhook.x"}]}}
     assert lichreading.parse_installed_version(json.dumps(records).encode()) == "0.13.2+lichhook.x"
+
+
+@pytest.mark.parametrize("answer, said", [
+    ("sleep 30", "did not finish within 3 s"),
+    ("echo 'lich: something broke' >&2; exit 1", "said no version"),
+    ("echo '{\"cli\": 61}'", "said no version"),
+])
+def test_a_lich_that_hangs_fails_or_lies_about_its_version_is_unknown(tmp_path, answer, said):
+    path = tmp_path / "lich"
+    path.write_text(f"#!/bin/sh\n# lich: unknown command %q\n{answer}\n")
+    path.chmod(0o755)
+    seen = claim.lich_seen({"LICH_BIN": str(path), "PATH": "/usr/bin:/bin"}, windows=False)
+    assert seen.version is None and said in seen.how, seen
+
+
+@pytest.mark.parametrize("written", [
+    b"claude ../../x\n", b"claude 0.19.0 extra\n", b"claude\n", b"\xff\xfe\x00claude 0.15.0\x00\n",
+    b"codex 0.18.1\n", b"claude " + b"9" * 100 + b"\n",
+])
+def test_a_claims_file_that_is_not_one_leaves_the_header_at_the_release_every_lich_takes(run, home, tmp_path, base_env,
+                                                                                          fault_server, written):
+    path = fake_claude(tmp_path)
+    assert run("install", "claude", env={"PATH": path, "LICH_BIN": ""}).returncode == 0
+    (hooks_archive(home).parent / "claims").write_bytes(written)
+    assert header_sent(home, base_env, fault_server) == RELEASE

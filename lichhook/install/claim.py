@@ -28,6 +28,7 @@ from lichhook.install.stable import CLAIMS  # beside the hooks archive: "<harnes
 OVERRIDE = "LICHHOOK_LICH_VERSION"
 GUARD = b"lich: unknown command"
 _CHUNK = 1 << 20
+ASK_SECONDS = 3.0  # lich answers `version` at once; one that does not is counted unknown
 
 
 class Lich(NamedTuple):
@@ -95,7 +96,7 @@ def lich_seen(environ: Dict[str, str], windows: bool) -> Lich:
         return Lich(None, f"{binary} ({how}) is older than lich 0.34.0 or not lich: not asked, as such a lich "
                           "opens its window for `version`")
     try:
-        result = harnesscli.run(binary, ["version", "--json"], environ)
+        result = harnesscli.run(binary, ["version", "--json"], environ, timeout=ASK_SECONDS)
     except ConfigError as exc:
         return Lich(None, f"`{binary} version --json` failed: {exc}")
     version = parsed(result.output) if result.ok else None
