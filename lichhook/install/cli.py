@@ -293,7 +293,9 @@ def _claim(done: list, target: Target, env: Env, owners: Owners, out) -> None:
     path = claim.claims_path(target.archive)
     claims = claim.read_claims(path)
     claims.update({h.name: claim.harness_claim(h) for h, _ in done})
-    files.write_whole(path, claim.claims_bytes(claims), 0o644, owners)
+    data = claim.claims_bytes(claims)
+    if files.read(path) != data:  # a second install changes nothing
+        files.write_whole(path, data, 0o644, owners)
     measured = f"lich {lich.version}" if lich.version else "an unknown lich"
     out.write(f"lich-plugin release named for {measured} ({lich.how}): "
               + ", ".join(f"{h.name} {claims[h.name]}" for h, _ in done) + "\n")
