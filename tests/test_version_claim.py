@@ -234,3 +234,19 @@ def test_a_claims_file_that_is_not_one_leaves_the_header_at_the_release_every_li
     assert run("install", "claude", env={"PATH": path, "LICH_BIN": ""}).returncode == 0
     (hooks_archive(home).parent / "claims").write_bytes(written)
     assert header_sent(home, base_env, fault_server) == RELEASE
+
+
+def test_a_lich_version_given_once_holds_for_doctor_and_the_next_install(run, home, tmp_path):
+    path = fake_claude(tmp_path)
+    env = {"PATH": path, "LICH_BIN": ""}
+    assert run("install", "claude", "--lich-version", "0.60.0", env=env).returncode == 0
+    named = release.claim("0.60.0", "claude")
+    doctor = run("doctor", "--no-run", "--json", env=env)
+    (seen,) = [h for h in json.loads(doctor.stdout)["harnesses"] if h["name"] == "claude"]
+    assert "measured against lich 0.60.0 (as the last install measured it" in seen["lich_shows"][0], seen
+    assert not [p for p in json.loads(doctor.stdout)["problems"] if p.get("harness") == "claude"], doctor.stdout
+    again = run("install", "claude", env=env)
+    assert f"named for lich 0.60.0 (as the last install measured it" in again.stdout.decode()
+    installed = lichreading.parse_installed_version(
+        (home / ".claude" / "plugins" / "installed_plugins.json").read_bytes())
+    assert installed.split("+")[0] == named

@@ -10,7 +10,9 @@ in ``CLAIMS`` beside the hooks archive, which the hooks read for the header.
 The lich asked: ``--lich-version`` (``OVERRIDE`` in the environment), else the binary
 ``lichtools.find_lich`` finds, run as ``lich version --json`` only when it is a lich that
 answers it: one before 0.34.0 opens its window for any word it does not know, and only
-from 0.34.0 does its binary hold ``GUARD``, its refusal of such a word.
+from 0.34.0 does its binary hold ``GUARD``, its refusal of such a word. When none answers,
+the lich the last install measured against (``CLAIMS``' ``lich`` line), so a version
+given once is not undone by a later install or doctor.
 """
 
 from __future__ import annotations
@@ -23,7 +25,11 @@ from lichhook.contracts import release
 from lichhook.install import harnesscli
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.lichtools import find_lich
+from lichhook.archive import running_bytecode
+from lichhook.install import stable
 from lichhook.install.stable import CLAIMS  # beside the hooks archive: "<harness> <release>" lines
+
+LICH = "lich"  # the line of CLAIMS naming the lich the claims were chosen for
 
 OVERRIDE = "LICHHOOK_LICH_VERSION"
 GUARD = b"lich: unknown command"
@@ -81,8 +87,16 @@ def _plain(version: str) -> bool:
     return 0 < len(version) <= 40 and version[0].isdigit() and all(c.isalnum() or c in ".+-" for c in version)
 
 
-def lich_seen(environ: Dict[str, str], windows: bool) -> Lich:
-    """The lich of this machine, as install and doctor measure against it."""
+def lich_seen(environ: Dict[str, str], windows: bool, remembered: Optional[str] = None) -> Lich:
+    """The lich of this machine, as install and doctor measure against it; ``remembered``:
+    the one the last install measured against, for when no lich answers."""
+    found = _asked(environ, windows)
+    if found.version is None and remembered and _plain(remembered):
+        return Lich(remembered, f"as the last install measured it; now {found.how}")
+    return found
+
+
+def _asked(environ: Dict[str, str], windows: bool) -> Lich:
     given = environ.get(OVERRIDE, "").strip()
     if given:
         if not _plain(given.lstrip("v")):
@@ -113,7 +127,8 @@ def lich_of(environ: Dict[str, str], windows: bool) -> Lich:
     and check asks)."""
     key = (windows, *(environ.get(k, "") for k in (OVERRIDE, "LICH_BIN", "PATH", "ProgramFiles")))
     if key not in _SEEN:
-        _SEEN[key] = lich_seen(environ, windows)
+        remembered = read_claims(claims_path(stable.hooks_for(running_bytecode()))).get(LICH)
+        _SEEN[key] = lich_seen(environ, windows, remembered)
     return _SEEN[key]
 
 

@@ -293,6 +293,8 @@ def _claim(done: list, target: Target, env: Env, owners: Owners, out) -> None:
     path = claim.claims_path(target.archive)
     claims = claim.read_claims(path)
     claims.update({h.name: claim.harness_claim(h) for h, _ in done})
+    if lich.version:
+        claims[claim.LICH] = lich.version
     data = claim.claims_bytes(claims)
     if files.read(path) != data:  # a second install changes nothing
         files.write_whole(path, data, 0o644, owners)
