@@ -18,6 +18,7 @@ given once is not undone by a later install or doctor.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 from typing import Dict, NamedTuple, Optional
 
@@ -33,7 +34,6 @@ LICH = "lich"  # the line of CLAIMS naming the lich the claims were chosen for
 
 OVERRIDE = "LICHHOOK_LICH_VERSION"
 GUARD = b"lich: unknown command"
-_CHUNK = 1 << 20
 ASK_SECONDS = 3.0  # lich answers `version` at once; one that does not is counted unknown
 
 
@@ -47,17 +47,10 @@ class Lich(NamedTuple):
 def answers_version(binary: str) -> bool:
     """Whether ``binary`` is a lich that takes ``version`` as a command (0.34.0 or later),
     read from its bytes without running it."""
-    tail = b""
     try:
-        with open(binary, "rb") as f:
-            while True:
-                chunk = f.read(_CHUNK)
-                if not chunk:
-                    return False
-                if GUARD in tail + chunk:
-                    return True
-                tail = chunk[-len(GUARD):]
-    except OSError:
+        with open(binary, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return data.find(GUARD) >= 0
+    except (OSError, ValueError):  # unreadable, or empty
         return False
 
 
