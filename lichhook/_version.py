@@ -1,7 +1,7 @@
 """The one place lichhook's own version number lives.
 
-(The lich-plugin release whose contracts it implements, sent as ``X-Lich-Plugin``, is
-``lichhook.contracts.RELEASE``.)
+(The lich-plugin release it names to lich is chosen at install: ``lichhook.contracts.release``
+and docs/version.md.)
 """
 
 __version__ = "0.1.0"

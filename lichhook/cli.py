@@ -81,7 +81,7 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
         from lichhook._version import __version__
         from lichhook.contracts import RELEASE
 
-        print(f"lichhook {__version__} (the contracts of lich-plugin {RELEASE})")
+        print(f"lichhook {__version__} (names the lich-plugin release your lich accepts; {RELEASE} for any lich)")
         return 0
     if word in COMMANDS:
         from importlib import import_module

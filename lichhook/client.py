@@ -10,6 +10,7 @@ Windows registry say.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import os
 import time
 
 from lichhook.contracts import RELEASE
@@ -23,6 +24,33 @@ _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 def percent_encode(text: str) -> str:
     """Percent-encode every byte of ``text``'s UTF-8 except RFC 3986 unreserved ones."""
     return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in text.encode("utf-8"))
+
+
+def claimed(provider: str) -> str:
+    """The release to name in X-Lich-Plugin for ``provider``: the one install claimed for it,
+    written beside the archive this hook runs (``lichhook.install.claim``, the same number
+    as the harness's manifest or marker), else RELEASE. Read only when a report is sent."""
+    from lichhook.selfcmd import running_archive
+
+    archive = running_archive()
+    if archive:
+        try:
+            with open(os.path.join(os.path.dirname(archive), "claims"), "rb") as f:
+                lines = f.read(4096).split(b"\n")
+        except OSError:
+            lines = []
+        for line in lines:
+            words = line.split()
+            if len(words) == 2 and words[0] == provider.encode("utf-8", "replace") and _plain(words[1]):
+                return words[1].decode("ascii")
+    return RELEASE
+
+
+def _plain(version: bytes) -> bool:
+    return 0 < len(version) <= 40 and version[:1].isdigit() and all(c in _PLAIN for c in version)
+
+
+_PLAIN = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+-")
 
 
 def build_request(port: int, token: str, path: str, body: bytes, release: str = RELEASE) -> bytes:

@@ -225,6 +225,7 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
     from lichhook.contracts import BODY_LIMIT, outgoing
 
     card_title = None
+    release = None  # the claim, read once the first report is sent
     for item in reports:
         try:
             if not isinstance(item, Report):
@@ -248,7 +249,9 @@ def send(label: str, provider: str, reports: "List[Report]", target: "LichTarget
         if timeout <= 0:
             debug(f"{label}: {what}: no time left before the hook's deadline; not sent")
             break
-        request = client.build_request(target.port, target.token, out.path, data)
+        if release is None:
+            release = client.claimed(provider)
+        request = client.build_request(target.port, target.token, out.path, data, release)
         try:
             status = client.post(target.port, request, timeout)
         except OSError as exc:

@@ -9,13 +9,22 @@ trimmed, starting ``<comment> lich-plugin v``; the version runs to the first spa
 @1f421ec: ``toolsMinVersion`` 0.9.0; omp, Crush and Antigravity also need lich's own
 binary), and ``RepairRegistrations`` (repair.go @50b30e65: ``documentCommand`` and the
 ``mcp add lich`` line inside lich's crushrc block).
+
+And lich's reading of Claude Code's and Codex's plugin: ``parseInstalledVersion``
+(claude.go @54883649, TestParseInstalledVersion @845e5f89: ``plugins["lich@lich-plugin"]``,
+the ``user`` scope's non-empty ``version`` first, else any non-empty one),
+``parseCodexPluginList`` (TestParseCodexPluginList @845e5f89: the JSON after any banner,
+``installed[]`` with that ``pluginId`` and ``installed: true``), the status row
+(``Compatible``, ``newestCompatible`` over the published tags, ``UpdateAvailable``:
+TestComputeStatus) and the Claude Code gates (``ClaudeRunsSubagentCards``,
+``ClaudeNestsSubagentCards``, ``ModAnswers``).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 from lichhook.contracts import release
 
@@ -111,3 +120,61 @@ def crush_command(crushrc: Path) -> Tuple[Optional[str], str]:
             return None, block
         return quoted[1:-1].replace("'\\''", "'"), block
     return None, block
+
+
+KEY = "lich@lich-plugin"
+
+
+def parse_installed_version(data: bytes) -> Optional[str]:
+    """``parseInstalledVersion`` of Claude Code's installed_plugins.json."""
+    try:
+        rows = json.loads(data).get("plugins", {}).get(KEY)
+    except (ValueError, AttributeError):
+        return None
+    rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("version"), str) and r["version"]] \
+        if isinstance(rows, list) else []
+    user = [r for r in rows if r.get("scope") == "user"]
+    return (user or rows)[0]["version"] if rows else None
+
+
+def parse_codex_plugin_list(output: str) -> Optional[str]:
+    """``parseCodexPluginList`` of ``codex plugin list --json`` (a banner before it tolerated)."""
+    start = output.find("{")
+    if start < 0:
+        return None
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(output[start:])
+    except ValueError:
+        return None
+    for row in doc.get("installed") or [] if isinstance(doc, dict) else []:
+        if isinstance(row, dict) and row.get("pluginId") == KEY and row.get("installed") is True \
+                and isinstance(row.get("version"), str) and row["version"]:
+            return row["version"]
+    return None
+
+
+class Status(NamedTuple):
+    """lich's plugin status row, and what its Claude Code gates say of the version."""
+
+    installed: str
+    latest: str
+    update_available: bool
+    compatible: bool
+    subagent_cards: bool
+    nested_cards: bool
+
+
+def status(installed: str, lich: str, tags: Tuple[str, ...] = tuple(release.RELEASES)) -> Status:
+    """The row lich ``lich`` (a release in ``release.RANGES``) shows for ``installed``, fed
+    the published ``tags`` as lich's releases URL lists them."""
+    bounds = release.range_of(lich)
+    assert bounds is not None, f"no range measured for lich {lich}"
+    latest = release.newest_within(tags, bounds)
+    return Status(installed, latest, release.update_offered(installed, latest, bounds),
+                  release.within(installed, bounds), not release.less(installed, release.SUBAGENT_CARDS),
+                  not release.less(installed, release.NESTED_CARDS))
+
+
+def mod_answers(header: Optional[str], attached: bool) -> bool:
+    """``ModAnswers``: the mod polled lately and the session's header is 0.17.0 or later."""
+    return attached and not release.less(header, release.MOD_ANSWERS)

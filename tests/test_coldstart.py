@@ -433,7 +433,7 @@ def modules_loaded(pyz, env, *args, stdin=b"", files=False):
 CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.paths"}
 NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters"}
 # What every report shares: reading stdin, an adapter, the transport.
-SENDING = NO_OP | {"select", "_socket", "lichhook.client", "lichhook.coldstart.quickjson", "lichhook.payload",
+SENDING = NO_OP | {"select", "_socket", "lichhook.client", "lichhook.selfcmd", "lichhook.coldstart.quickjson", "lichhook.payload",
                    "lichhook.adapters._fields", "lichhook.adapter", "lichhook.contracts"}
 REPORT = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_start"}
 STATE = SENDING | {"lichhook.adapters.claude", "lichhook.contracts.session_state"}

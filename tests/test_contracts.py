@@ -299,9 +299,11 @@ def test_what_lichhook_sends_is_in_lichs_range():
 
 
 def test_the_release_lives_in_one_place():
+    # the hooks' fallback (contracts.RELEASE) and the table of releases (contracts.release)
     root = Path(contracts.__file__).resolve().parent.parent
     holders = [p for p in root.rglob("*.py") if f'"{contracts.RELEASE}"' in p.read_text(encoding="utf-8")]
-    assert holders == [Path(contracts.__file__).resolve()]
+    assert sorted(holders) == sorted([Path(contracts.__file__).resolve(), Path(release.__file__).resolve()])
+    assert contracts.RELEASE == release.claim(None, "claude") == release.claim(None, "codex")
 
 
 # --- our body builders ----------------------------------------------------------------------

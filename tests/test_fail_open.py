@@ -15,6 +15,7 @@ from typing import Dict, List, Tuple
 import pytest
 
 from lichhook.adapters import BY_PROVIDER
+from lichhook.contracts import RELEASE
 from lichhook.install import pluginlayout, quoting
 from lichhook.install.harness import Env
 from lichhook.install.harnesses import make_all
@@ -123,7 +124,7 @@ def test_the_windows_forms_fail_open_too(installed, base_env):
                     runs[f"{h.name} {event} commandWindows"] = quoting.split_dual(entry["commandWindows"])
                     runs[f"{h.name} {event} PowerShell form"] = quoting.split_ps(
                         quoting.ps_command(target.argv(*w.sub))) or []
-        files = pluginlayout.marketplace(h.name, target, lambda r, h=h: h.handler(target, r).entry, {})
+        files = pluginlayout.marketplace(h.name, target, lambda r, h=h: h.handler(target, r).entry, {}, RELEASE)
         plugin = json.loads(files[pluginlayout.CLAUDE_HOOKS if h.name == "claude" else pluginlayout.CODEX_HOOKS])
         for event, groups in plugin["hooks"].items():
             for group in groups:

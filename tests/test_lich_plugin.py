@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from lichhook.contracts import release
 from lichhook.install import harnesscli
 from lichhook.install.jsonmerge import ConfigError
 
@@ -330,7 +331,7 @@ def test_plugin_route_moves_config_entries_into_the_plugin_and_back(run, home, t
     assert "hooks.pyz" not in (settings.read_text() if settings.exists() else "")  # never twice
     records = json.loads((home / ".claude" / "plugins" / "installed_plugins.json").read_text())
     (row,) = records["plugins"]["lich@lich-plugin"]
-    assert row["version"].startswith("0.14.0+lichhook.")
+    assert row["version"].startswith(release.claim(None, "claude") + "+lichhook.")
     hooks = json.loads((Path(row["installPath"]) / "hooks" / "hooks.json").read_text())["hooks"]
     assert "claude-code stop" in json.dumps(hooks["Stop"])
     doctor = run("doctor", "--verbose", env={"PATH": path})

@@ -26,11 +26,10 @@ if TYPE_CHECKING:
 
     from lichhook.contracts.inputs import Asked, Happened
 
-# The lich-plugin release whose contracts lichhook implements, sent as X-Lich-Plugin on
-# every request. 0.18 is the newest contract lich's range check vouches for
-# ([0.13.0, 0.19.0) in the newest lich found; docs/session-start.md says which lich
-# releases take it without a warning).
-RELEASE = "0.18.0"
+# The lich-plugin release X-Lich-Plugin names when install wrote no claim beside the
+# archive (lichhook.client.claimed): release.claim(None, ...), inside the range of every
+# lich measured (docs/version.md).
+RELEASE = "0.13.2"
 
 # lich reads at most this many bytes of a body (hookBodyLimit) and cuts the rest.
 BODY_LIMIT = 4096

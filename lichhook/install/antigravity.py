@@ -23,6 +23,7 @@ from typing import List, Optional, Sequence
 from lichhook.descriptor import Registration
 from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, owned
 from lichhook.install.files import Edit
+from lichhook.install.claim import harness_claim
 from lichhook.install.target import Target
 
 TABLE = ("lichhook",)
@@ -140,7 +141,7 @@ class Antigravity(harness.EntryHarness):
 
     def _marker(self, owns_server: bool) -> bytes:
         added = " lichhook added mcpServers.lich to mcp_config.json." if owns_server else ""
-        data = {"name": lichtools.NAME, "version": lichtools.VERSION,
+        data = {"name": lichtools.NAME, "version": harness_claim(self),
                 "description": f"lich's marker: lich reads its plugin installed here, with lich's tools "
                                f"(the hooks are lichhook's own plugin).{added} {SIGNATURE}"}
         return (json.dumps(data, indent=2) + "\n").encode("utf-8")
@@ -187,7 +188,7 @@ class Antigravity(harness.EntryHarness):
                 registered = servers.get(lichtools.NAME, {}).get("command")
             except (ValueError, AttributeError):
                 registered = None
-        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows)]
+        return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,
@@ -195,7 +196,7 @@ class Antigravity(harness.EntryHarness):
 
     def notes(self, target: Target) -> List[str]:
         notes = ["Antigravity: run 'agy plugin list' (or /hooks in agy) to see the lichhook plugin loaded."]
-        notes += lichtools.notes(self.title, *lichtools.find_lich(self.env.environ, self.env.windows))
+        notes += lichtools.notes(self.title, harness_claim(self), *lichtools.find_lich(self.env.environ, self.env.windows))
         quoted = target.sh_quoted() if target.windows else []
         if quoted:
             notes.insert(0, (

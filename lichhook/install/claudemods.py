@@ -4,8 +4,8 @@ The mods are JavaScript in ``lichhook/js/claude/`` (docs/claude-code-mods.md); C
 loads them from a plugin whose ``hooks/hooks.json`` names the entry module under
 ``modules``, a path relative to that file. The plugin install writes (``pluginroute``) and
 the release the build writes (``pluginlayout.release``) both carry them under
-``hooks/claude/``, with the contract release they send as ``X-Lich-Plugin`` written into
-``release.js`` (its one owner is ``lichhook.contracts.RELEASE``).
+``hooks/claude/``, with the release they send as ``X-Lich-Plugin`` written into
+``release.js``: the one the plugin's manifest claims (``lichhook.install.claim``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import pkgutil
 from typing import Dict
 
-from lichhook.contracts import RELEASE
 from lichhook.install.jsonmerge import ConfigError
 
 FOLDER = "hooks/claude"
@@ -23,14 +22,14 @@ NAMES = ("lich.js", "release.js", "client.js", "footer.js", "texts.js", "control
 RELEASE_MARK = '"@RELEASE@"'
 
 
-def files() -> Dict[str, bytes]:
-    """Plugin-relative path -> bytes of every mod, the release written in."""
+def files(claim: str) -> Dict[str, bytes]:
+    """Plugin-relative path -> bytes of every mod, the release ``claim`` written in."""
     out = {}
     for name in NAMES:
         found = pkgutil.get_data("lichhook", f"js/claude/{name}")
         if found is None:
             raise ConfigError(f"lichhook's Claude Code mod {name} is missing from this lichhook; rebuild the archive")
         if name == "release.js":
-            found = found.replace(RELEASE_MARK.encode(), f'"{RELEASE}"'.encode(), 1)
+            found = found.replace(RELEASE_MARK.encode(), f'"{claim}"'.encode(), 1)
         out[f"{FOLDER}/{name}"] = found
     return out

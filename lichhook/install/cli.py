@@ -15,7 +15,7 @@ import zipfile
 from typing import Dict, List, Optional
 
 from lichhook.install import (
-    assemble, files, harnesses, lichplugin, madefolders, ownership, pluginroute, replace, stable)
+    assemble, claim, files, harnesses, lichplugin, madefolders, ownership, pluginroute, replace, stable)
 from lichhook.install.assemble import oldest_python
 from lichhook.install.face import FromHome, Problem, Progress, changes_line, closing_line, note_lines, problem_lines
 from lichhook.install.harness import Env
@@ -44,6 +44,9 @@ def _parser(command: str):
         parser.add_argument("--replace", action="store_true",
                             help="where lich-plugin is installed, remove it first (through the harness's own CLI, or "
                                  "by setting its files aside) and print how to put it back")
+        parser.add_argument("--lich-version", metavar="VERSION",
+                            help="the lich to name a lich-plugin release for (as `lich version` prints it), "
+                                 "instead of asking the lich found (docs/version.md)")
     return parser
 
 
@@ -173,6 +176,8 @@ def _install(argv: List[str]) -> int:
     parser = _parser("install")
     args = parser.parse_args(argv)
     env = Env()
+    if args.lich_version:
+        env.environ[claim.OVERRIDE] = args.lich_version
     act_as_home_owner(env, "install")
     chosen = _choose(parser, args, env, detected_only=True)
     if not chosen:
@@ -257,6 +262,7 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     out.write(f"archive: copied {shown} to {dest}, compiled for Python {bytecode.version}; {runs}\n" if copy
               else f"archive: {dest} (up to date); {runs}\n")
     done, failed = _apply(plans, owners, "install")
+    _claim(done, target, env, owners, out)
     notes: list = []
     _after(done, failed, lambda h: h.after_install(target, owners), "install", notes)
     todo = []
@@ -276,6 +282,25 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     _remember_folders(target, owners)
     _close("install", done, failed, bool(todo), out)
     return 1 if skipped or failed else 0
+
+
+def _claim(done: list, target: Target, env: Env, owners: Owners, out) -> None:
+    """Write the release each installed harness now claims where its hooks read it, and say
+    which lich it was chosen for."""
+    if not done:
+        return
+    lich = claim.lich_of(env.environ, env.windows)
+    path = claim.claims_path(target.archive)
+    claims = claim.read_claims(path)
+    claims.update({h.name: claim.harness_claim(h) for h, _ in done})
+    if lich.version:
+        claims[claim.LICH] = lich.version
+    data = claim.claims_bytes(claims)
+    if files.read(path) != data:  # a second install changes nothing
+        files.write_whole(path, data, 0o644, owners)
+    measured = f"lich {lich.version}" if lich.version else "an unknown lich"
+    out.write(f"lich-plugin release named for {measured} ({lich.how}): "
+              + ", ".join(f"{h.name} {claims[h.name]}" for h, _ in done) + "\n")
 
 
 def _from_home(env: Env):  # type: ignore[no-untyped-def]

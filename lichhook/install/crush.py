@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, Sequence
 
 from lichhook.descriptor import Registration
 from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, quoting, textblock
+from lichhook.install.claim import harness_claim
 from lichhook.install.target import Target
 
 NAME = "lichhook"
@@ -150,10 +151,10 @@ class Crush(harness.EntryHarness):
             if lich is None:
                 new = textblock.remove(text, begin, lichtools.CRUSH_CLOSE, _is_lich_line) if begin else text
             elif span:
-                new = text[:span[0]] + lichtools.crush_block(lich, textblock.newline_of(text)) + text[span[1]:]
+                new = text[:span[0]] + lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text)) + text[span[1]:]
             else:
-                block = lichtools.crush_block(lich, textblock.newline_of(text))
-                new = textblock.put(text, block, lichtools.CRUSH_OPEN, lichtools.CRUSH_CLOSE, _is_lich_line)
+                block = lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text))
+                new = textblock.put(text, block, lichtools.crush_open(harness_claim(self)), lichtools.CRUSH_CLOSE, _is_lich_line)
             return raw if new == text else new.encode("utf-8")
 
         return files.Edit(rc, change)
@@ -162,7 +163,7 @@ class Crush(harness.EntryHarness):
         if not self.uses_crushrc():
             return [f"Crush: lich's tools not registered: lich reads them from crushrc (Crush 0.88+), and "
                     f"{self.rc_path()} does not exist. Create it (empty) and install again."]
-        return lichtools.notes(self.title, *self.lich())
+        return lichtools.notes(self.title, harness_claim(self), *self.lich())
 
     def checks(self, target: Target) -> List[tuple]:
         if not any(f.ours for f in self.registrations(target)):
@@ -171,7 +172,7 @@ class Crush(harness.EntryHarness):
         text = raw.decode("utf-8", "replace") if raw is not None else ""
         begin = _lich_open(text)
         command = lichtools.crush_command(text[text.index(begin):]) if begin else None
-        return [lichtools.check(self.name, command, self.env.environ, self.env.windows)]
+        return [lichtools.check(self.name, harness_claim(self), command, self.env.environ, self.env.windows)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         wanted = self.wanted(target)

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 from lichhook._version import __version__
 from lichhook.archive import Bytecode, bytecode_mismatch, interpreter_bytecode, running_bytecode
 from lichhook.failures import NAME, describe, folder, recent
-from lichhook.install import harnesses, lichplugin, pluginroute, stable
+from lichhook.install import claim, harnesses, lichplugin, pluginroute, stable
 from lichhook.install.face import Problem, Progress, Style, doctor_json, doctor_summary
 from lichhook.install.cli import act_as_home_owner
 from lichhook.install.harness import Env
@@ -201,7 +201,8 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     release = pluginroute.release_root(h)
     seen["registered"] = "yes" if ours else "release plugin" if release else "no"
     out.write(f"  registered: {'yes' if ours else 'yes, as the release plugin' if release else 'no'}\n")
-    beside = _lich_plugin(h, out, problems, bool(ours), seen["lich_reads"])
+    seen["lich_shows"] = []
+    beside = _lich_plugin(h, out, problems, bool(ours), seen["lich_reads"], seen["lich_shows"])
     doubled = pluginroute.twice(h, found)
     if doubled:
         problems.append((h.name, *doubled))
@@ -329,7 +330,8 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     return seen
 
 
-def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list] = None) -> bool:
+def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list] = None,
+                 shows: Optional[list] = None) -> bool:
     """Print where lich would read its companion plugin as installed in ``h``; lich-plugin
     beside lichhook is a problem (both send every report). Whether a plugin lich reads is there."""
     try:
@@ -342,6 +344,13 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
         out.write(f"  lich reads: {s.describe()}\n")
         if reads is not None:
             reads.append(s.describe())
+        if s.ours:
+            lines, mismatch = claim.shown(h.name, h.title, s.version, h.env.environ, h.env.windows)
+            out.write("".join(f"  {line}\n" for line in lines))
+            if shows is not None:
+                shows += [line.split(": ", 1)[1] for line in lines]
+            if mismatch:
+                problems.append(Problem(h.name, mismatch[0], mismatch[1], "lich reads a release this lichhook would not name"))
 
     foreign = [s for s in seen if not s.ours]  # lichhook's own beside its entries: pluginroute.twice
     if seen and not foreign and not registered:

@@ -67,10 +67,11 @@ def said_line(output: str) -> str:
 
 
 def run(program: str, args: Sequence[str], environ: Mapping[str, str], change: bool = False,
-        cwd: Optional[str] = None) -> Result:
+        cwd: Optional[str] = None, timeout: Optional[float] = None) -> Result:
     """Run ``program args``; raise ConfigError when it cannot start or outlives its time:
-    ``READ_TIMEOUT``, or ``change_timeout`` for a command that changes the harness's state."""
-    timeout = change_timeout(environ) if change else READ_TIMEOUT
+    ``timeout``, else ``READ_TIMEOUT``, or ``change_timeout`` for a command that changes
+    the harness's state."""
+    timeout = timeout or (change_timeout(environ) if change else READ_TIMEOUT)
     argv = [program, *args]
     shown = " ".join([os.path.basename(program), *args])
     kwargs: dict = {}

@@ -20,7 +20,7 @@ removed by uninstall like the current one.
   with lich's binary found, ``mcpServers.lich`` too (``lichtools``).
 
 ``lich.js`` is where lich reads its companion plugin's marker line, and the module starts
-with it (``lichtools.JS_MARKER``; omp's only when lich's server is registered), so lich reads
+with it (``lichtools.js_marker``; omp's only when lich's server is registered), so lich reads
 the plugin installed with its tools. Releases before wrote ``lichhook.js``; install and
 uninstall remove that file. lich's own plugin install or update rewrites ``lich.js`` whole
 with lich-plugin's module: lichhook is then gone from that harness, never there twice.
@@ -39,6 +39,7 @@ from typing import Dict, List, Mapping, Optional
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
 from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, owned
+from lichhook.install.claim import harness_claim
 from lichhook.install.target import INTERPRETER_FLAGS, Target
 
 MARKER = b"Added by `lichhook install"
@@ -125,7 +126,7 @@ class JsModuleHarness(harness.Harness):
 
     def module(self, target: Target, marked: bool, claims: str = "") -> bytes:
         """The module; ``marked``: with lich's marker line first (then ``claims``)."""
-        head = (lichtools.JS_MARKER + "\n" + claims).encode("utf-8") if marked else b""
+        head = (lichtools.js_marker(harness_claim(self)) + "\n" + claims).encode("utf-8") if marked else b""
         return head + module_source(self.kind, target)
 
     def replaceable(self, raw: bytes) -> bool:
@@ -193,7 +194,7 @@ class Opencode(JsModuleHarness):
         raw = files.read(self.module_path())
         tools = [] if raw is None or MARKER not in raw or lichplugin.JS_MARKER.encode() not in raw else [
             (f"lich's tools: defined by lichhook's module, running $LICH_BIN (else `lich`); lich's marker at "
-             f"{lichtools.VERSION} ({lichtools.update_note(True)})", None, None)]
+             f"{harness_claim(self)} ({lichtools.update_note(True)})", None, None)]
         return tools + ([(f"note: {note}", None, None)] if note else [])
 
 
@@ -260,7 +261,7 @@ class Omp(JsModuleHarness):
         return super().uninstall(target) + [files.Edit(path, harness.removal(path, change))]
 
     def notes(self, target: Target) -> List[str]:
-        return lichtools.notes(self.title, *lichtools.find_lich(self.env.environ, self.env.windows), whole=True)
+        return lichtools.notes(self.title, harness_claim(self), *lichtools.find_lich(self.env.environ, self.env.windows), whole=True)
 
     def checks(self, target: Target) -> List[tuple]:
         raw = files.read(self.module_path())
@@ -269,7 +270,7 @@ class Omp(JsModuleHarness):
         registered = None
         if self.owns_lich_server() or lichplugin.JS_MARKER.encode() in raw:
             registered = _lich_command(self.mcp_path())
-        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows, whole=True)]
+        return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows, whole=True)]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return (super().registrations(target)

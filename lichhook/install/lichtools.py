@@ -7,8 +7,8 @@ lich (``internal/agentplugin``) offers its tools to a session (its relayed messa
 0.9.0 or later, read off a marker; for omp, Crush and Antigravity lich's installer also
 registers lich's MCP server, ``<lich> mcp``, by absolute path. lichhook does the same:
 
-- the marker says ``contracts.RELEASE``, the contract release lichhook implements (lich's
-  ``toolsMinVersion`` is 0.9.0; RELEASE is inside lich's compatible range too);
+- the marker says the release lichhook claims for the lich of this machine
+  (``lichhook.install.claim``; lich's ``toolsMinVersion`` is 0.9.0, below every claim);
 - the server: ``{"command": <lich>, "args": ["mcp"]}`` as ``mcpServers.lich`` in omp's
   ``mcp.json`` and Antigravity's ``~/.gemini/config/mcp_config.json`` (what ``agy mcp add
   lich <lich> mcp`` keeps), and ``mcp add lich --type stdio --command '<lich>' --args mcp
@@ -31,17 +31,23 @@ import shutil
 import sys
 from typing import Callable, List, Optional, Tuple
 
-from lichhook.contracts import RELEASE
 from lichhook.install import entries, files
 from lichhook.install.jsonedit import Doc
 from lichhook.install.lichplugin import LICHHOOK_CRUSH_NOTE
 from lichhook.install.quoting import sh_quote
 
 NAME = "lich"  # lich's relay.MCPServerName
-VERSION = RELEASE
-JS_MARKER = (f"// lich-plugin v{VERSION} — lichhook's module: lich reads this line as its plugin installed, "
-             "with lich's tools; `lichhook uninstall` removes the file")
-CRUSH_OPEN = f"# >>> lich-plugin v{VERSION} >>>"
+
+
+def js_marker(version: str) -> str:
+    return (f"// lich-plugin v{version} — lichhook's module: lich reads this line as its plugin installed, "
+            "with lich's tools; `lichhook uninstall` removes the file")
+
+
+def crush_open(version: str) -> str:
+    return f"# >>> lich-plugin v{version} >>>"
+
+
 CRUSH_CLOSE = "# <<< lich-plugin <<<"
 CRUSH_NOTE = LICHHOOK_CRUSH_NOTE
 # Where lich's own packages install it (omartelo/lich build/: nfpm.yaml, darwin/bundle.sh, windows/lich.iss).
@@ -96,9 +102,9 @@ def take_server(doc: Doc, keep: Callable[[tuple], Optional[str]]) -> None:
         entries.remove_pruning(doc, WHERE, keep)
 
 
-def crush_block(lich: str, newline: str = "\n") -> str:
+def crush_block(lich: str, version: str, newline: str = "\n") -> str:
     line = f"mcp add {NAME} --type stdio --command {sh_quote(lich)} --args mcp --timeout 10"
-    return newline.join([CRUSH_OPEN, CRUSH_NOTE, line, CRUSH_CLOSE]) + newline
+    return newline.join([crush_open(version), CRUSH_NOTE, line, CRUSH_CLOSE]) + newline
 
 
 def crush_command(block: str) -> Optional[str]:
@@ -120,22 +126,23 @@ def update_note(whole: bool) -> str:
             "beside lichhook's own hooks: every report twice until install --replace")
 
 
-def notes(harness: str, lich: Optional[str], how: str, whole: bool = False) -> List[str]:
+def notes(harness: str, version: str, lich: Optional[str], how: str, whole: bool = False) -> List[str]:
     if lich is None:
         return [f"{harness}: lich's tools not registered: lich's binary is {how}. Set LICH_BIN to it (or put it on "
                 "PATH) and run install again; until then lich names its command line in this harness, which works."]
     return [f"{harness}: lich's tools registered: `{lich} mcp` ({how}); lich reads its plugin installed, "
-            f"at {VERSION}. {update_note(whole).capitalize()}."]
+            f"at {version}. {update_note(whole).capitalize()}."]
 
 
-def check(harness: str, registered: Optional[str], environ: dict, windows: bool, whole: bool = False) -> tuple:
+def check(harness: str, version: str, registered: Optional[str], environ: dict, windows: bool,
+          whole: bool = False) -> tuple:
     """doctor's (line, problem, fix) about lich's tools in ``harness``: the server
     lichhook registered (``registered``, lich's binary it names), or why there is none."""
     if registered is None:
         lich, how = find_lich(environ, windows)
         why = f"lich's binary is {how}" if lich is None else f"lich found {how} ({lich}); install again to register it"
         return f"lich's tools: none registered by lichhook ({why}); lich names its command line here", None, None
-    line = f"lich's tools: `{registered} mcp`, lich's marker at {VERSION} ({update_note(whole)})"
+    line = f"lich's tools: `{registered} mcp`, lich's marker at {version} ({update_note(whole)})"
     if not os.path.isfile(registered):
         return (line, f"it names {registered}, which is not there",
                 f"start lich (it repoints the entry at itself) or run: lichhook install {harness}")

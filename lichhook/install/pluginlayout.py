@@ -13,14 +13,10 @@ Two uses, one set of shapes:
 Every folder holds ``lichplugin.OURS_FILE``, so lichhook (and ``doctor``) can tell its
 own plugin from lich-plugin wherever a harness copies it.
 
-Versions. lich reads the ``version`` of the installed plugin and keys more than its
-banner on it (``internal/agentplugin``): for Claude Code, from 0.15.0 it counts on
-lich-plugin's Claude Code mod turning sub-agents into lich sessions
-(``ClaudeRunsSubagentCards``), which lichhook does not do; so Claude Code's manifest
-says ``CLAUDE_VERSION``, the newest release number below that, and lich keeps routing
-sub-agents as it does without the mod. Codex keys nothing but "installed" on it, so
-its manifest says the contract release lichhook implements (``contracts.RELEASE``).
-Each carries ``+lichhook.<hash of the plugin's files>`` as build metadata, which lich's
+Versions. lich reads the ``version`` of the installed plugin, checks it against the
+range it accepts and keys more on it (``internal/agentplugin``), so each manifest says
+the release lichhook claims for that harness (``lichhook.install.claim``: for the lich of
+this machine at install, for an unknown lich in the release folder). Each carries ``+lichhook.<hash of the plugin's files>`` as build metadata, which lich's
 version reading drops and the harnesses keep: a changed plugin is a new version to
 them, so ``plugin update`` / ``plugin add`` take it.
 """
@@ -32,7 +28,7 @@ import json
 import os
 from typing import Callable, Dict, List, Optional
 
-from lichhook.contracts import RELEASE
+from lichhook.contracts import release as releases
 from lichhook.descriptor import Registration
 from lichhook.install import claudemods, lichplugin
 from lichhook.install.antigravity import FLAT_EVENTS, TABLE
@@ -41,9 +37,6 @@ from lichhook.install.jsmodules import module_source
 from lichhook.install.quoting import sh_quote
 from lichhook.install.target import Target, hook_verdict, launcher
 
-# The newest lich-plugin release number below lich's first gate lichhook does not meet
-# (SubagentCardsRelease = 0.15.0, a Claude Code mod); floor of lich's supported range 0.13.0.
-CLAUDE_VERSION = "0.14.0"
 DESCRIPTION = "lichhook: tells lich what coding agents do (in lich-plugin's layout)"
 OWNER = {"name": "lichhook"}
 ARCHIVE = "lichhook.pyz"
@@ -52,10 +45,6 @@ CODEX_HOOKS = "hooks/codex-hooks.json"
 CLAUDE_MCP = ".mcp.json"
 CODEX_MCP = ".codex-mcp.json"
 ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
-
-
-def codex_version() -> str:
-    return RELEASE
 
 
 def _json(value: object) -> bytes:
@@ -100,18 +89,18 @@ def with_hash(version: str, files: Dict[str, bytes]) -> str:
     return f"{version}+lichhook.{digest.hexdigest()[:12]}"
 
 
-def _claude_files(hooks: dict, mcp: dict) -> Dict[str, bytes]:
+def _claude_files(hooks: dict, mcp: dict, claim: str) -> Dict[str, bytes]:
     # Claude Code loads the mods the hooks file names (claudemods); its hooks run as before.
     return {CLAUDE_HOOKS: _json({"modules": [claudemods.ENTRY], **hooks}),
-            CLAUDE_MCP: _json({"mcpServers": {"lichhook": mcp}}), **claudemods.files()}
+            CLAUDE_MCP: _json({"mcpServers": {"lichhook": mcp}}), **claudemods.files(claim)}
 
 
 def _codex_files(hooks: dict, mcp: dict) -> Dict[str, bytes]:
     return {CODEX_HOOKS: _json(hooks), CODEX_MCP: _json({"mcpServers": {"lichhook": mcp}})}
 
 
-def _claude_manifests(body: Dict[str, bytes]) -> Dict[str, bytes]:
-    version = with_hash(CLAUDE_VERSION, body)
+def _claude_manifests(body: Dict[str, bytes], claim: str) -> Dict[str, bytes]:
+    version = with_hash(claim, body)
     return {
         ".claude-plugin/marketplace.json": _json({"name": lichplugin.MARKETPLACE, "owner": OWNER, "plugins": [
             {"name": lichplugin.PLUGIN, "source": "./", "description": DESCRIPTION}]}),
@@ -120,8 +109,8 @@ def _claude_manifests(body: Dict[str, bytes]) -> Dict[str, bytes]:
     }
 
 
-def _codex_manifests(body: Dict[str, bytes]) -> Dict[str, bytes]:
-    version = with_hash(codex_version(), body)
+def _codex_manifests(body: Dict[str, bytes], claim: str) -> Dict[str, bytes]:
+    version = with_hash(claim, body)
     return {
         ".agents/plugins/marketplace.json": _json({"name": lichplugin.MARKETPLACE, "plugins": [
             {"name": lichplugin.PLUGIN, "source": {"source": "local", "path": "./"},
@@ -139,16 +128,17 @@ def _ours(kind: str) -> Dict[str, bytes]:
 # -- the local marketplace install registers ---------------------------------------------
 
 
-def marketplace(name: str, target: Target, handler: Callable[[Registration], dict], server: dict) -> Dict[str, bytes]:
+def marketplace(name: str, target: Target, handler: Callable[[Registration], dict], server: dict,
+                claim: str) -> Dict[str, bytes]:
     """The files of lichhook's local marketplace for ``name`` ("claude" or "codex"): its
     hooks are ``handler(registration)``, its MCP server ``server``, as install writes
-    them into the harness's config."""
+    them into the harness's config; its version ``claim``."""
     hooks = hooks_file(name, handler)
     if name == "claude":
-        body = _claude_files(hooks, server)
-        return {**body, **_claude_manifests(body), **_ours("install")}
+        body = _claude_files(hooks, server, claim)
+        return {**body, **_claude_manifests(body, claim), **_ours("install")}
     body = _codex_files(hooks, server)
-    return {**body, **_codex_manifests(body), **_ours("install")}
+    return {**body, **_codex_manifests(body, claim), **_ours("install")}
 
 
 def version_of(files: Dict[str, bytes], name: str) -> str:
@@ -171,16 +161,18 @@ def release(archive: bytes) -> Dict[str, bytes]:
         return {"type": "command", "command": _portable_line(r.words),
                 "commandWindows": _portable_line(r.words, windows=True), **_timeout(r)}
 
+    # the release is for any lich: it claims what every lich measured accepts
+    claude_claim, codex_claim = releases.claim(None, "claude"), releases.claim(None, "codex")
     claude_body = _claude_files(hooks_file("claude", claude), {
-        "type": "stdio", "command": "python3", "args": ["-I", "-S", f"{ROOT_VAR}/{ARCHIVE}", "mcp"]})
+        "type": "stdio", "command": "python3", "args": ["-I", "-S", f"{ROOT_VAR}/{ARCHIVE}", "mcp"]}, claude_claim)
     # Codex substitutes the plugin root in hook commands but not in an MCP server's args:
     # a path relative to the plugin folder, run from there, works.
     codex_body = _codex_files(hooks_file("codex", codex), {
         "command": "python3", "args": ["-I", "-S", f"./{ARCHIVE}", "mcp"], "cwd": "./"})
     files.update(claude_body)
-    files.update(_claude_manifests({**claude_body, ARCHIVE: archive}))
+    files.update(_claude_manifests({**claude_body, ARCHIVE: archive}, claude_claim))
     files.update(codex_body)
-    files.update(_codex_manifests({**codex_body, ARCHIVE: archive}))
+    files.update(_codex_manifests({**codex_body, ARCHIVE: archive}, codex_claim))
     files.update(_file_shipped())
     files.update(_ours("release"))
     return files

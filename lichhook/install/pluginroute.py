@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Set
 from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout, stable, tomlconfig
 from lichhook.install.harness import Found, Harness
 from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.claim import harness_claim
 from lichhook.install.target import Target
 
 HARNESSES = ("claude", "codex")
@@ -61,7 +62,7 @@ def plugin_files(h: Harness, target: Target) -> Dict[str, bytes]:
     """The marketplace's files: hooks and server as the config route writes them."""
     server = harness.server_entry(target, stdio_type=(h.name == "claude")).entry
     return pluginlayout.marketplace(h.name, target, lambda r: dict(h.handler(target, r).entry),  # type: ignore[attr-defined]
-                                    server)
+                                    server, harness_claim(h))
 
 
 def edits(h: Harness, target: Target) -> List[files.Edit]:

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from lichhook.contracts import RELEASE
+from lichhook.contracts import release as releases
 from lichhook.contracts.release import compatible
+from testkit import lichreading
 from lichhook.install import lichplugin, pluginlayout
 from testkit.constants import LICH_SESSION
 from testkit.harnesses import TITLE as TITLE_ROUTE
@@ -36,27 +38,17 @@ def shorts(seen) -> list:
 
 
 def lich_reads_claude(box) -> tuple:
-    """claudeInstalledVersion: installed_plugins.json, key lich@lich-plugin, scope user first."""
+    """lich's parseInstalledVersion of Claude Code's record (testkit.lichreading)."""
     path = box.home / ".claude" / "plugins" / "installed_plugins.json"
-    try:
-        rows = json.loads(path.read_text())["plugins"].get("lich@lich-plugin") or []
-    except (OSError, ValueError, KeyError):
-        return "", False
-    for row in [r for r in rows if r.get("scope") == "user"] + rows:
-        if row.get("version"):
-            return row["version"], True
-    return "", False
+    version = lichreading.parse_installed_version(path.read_bytes()) if path.exists() else None
+    return (version, True) if version else ("", False)
 
 
 def lich_reads_codex(box) -> tuple:
-    """codexInstalledVersion: `codex plugin list --json` from its first brace."""
+    """lich's parseCodexPluginList of the real `codex plugin list --json` (testkit.lichreading)."""
     done = box.run(["codex", "plugin", "list", "--json"], lich=False, timeout=10)
-    out = done.stdout.decode()
-    doc = json.loads(out[out.index("{"):])
-    for row in doc.get("installed") or []:
-        if row.get("pluginId") == "lich@lich-plugin" and row.get("installed") and row.get("version"):
-            return row["version"], True
-    return "", False
+    version = lichreading.parse_codex_plugin_list(done.stdout.decode())
+    return (version, True) if version else ("", False)
 
 
 READS = {"claude": lich_reads_claude, "codex": lich_reads_codex}
@@ -110,7 +102,7 @@ def test_installed_as_the_plugin_lich_reads_it_and_nothing_stays_in_the_config(s
     version, installed = READS[name](box)
     assert installed
     lich_version = version.split("+")[0]  # lich's semver drops build metadata
-    assert lich_version == (pluginlayout.CLAUDE_VERSION if name == "claude" else RELEASE)
+    assert lich_version == releases.claim(None, name)  # no lich here: the release every lich accepts
     assert compatible(lich_version)
     # no config entries an earlier route would also run
     config = (box.home / ".claude" / "settings.json") if name == "claude" else (box.home / ".codex" / "hooks.json")
@@ -447,3 +439,26 @@ def test_doctor_says_whether_claude_code_loads_lichhooks_mods(sandbox):
             "tengu_plugin_hooks_modules is false in ") in out and "CLAUDE_CODE_DISABLE_FEATURE_FLAGS=1" in out, out
     assert mods()["load"] is False
     assert mods(CLAUDE_CODE_DISABLE_FEATURE_FLAGS="1")["load"] is True  # the fix doctor names
+
+
+@pytest.mark.parametrize("name", ["claude", "codex"])
+def test_for_each_lich_measured_lich_reads_a_release_it_supports(sandbox, name):
+    """lich's own reading of what the real harness records, for the range of each lich
+    release whose compat.go was read: compatible, no update unless the newest release in
+    range is one lichhook does not do yet, Claude Code's sub-agents routed as lichhook does."""
+    box = sandbox(name).plugin_route()
+    for since, _, _ in releases.RANGES:
+        done = box.lichhook("install", name, "--lich-version", since)
+        assert done.returncode == 0, (done.stdout + done.stderr).decode()
+        version, installed = READS[name](box)
+        named = releases.claim(since, name)
+        assert installed and version.split("+")[0] == named and "+lichhook." in version, (since, version)
+        row = lichreading.status(version, since)
+        assert row.compatible, row
+        assert row.update_available == (row.latest not in releases.claimable(name)), row
+        assert row.subagent_cards == (name == "claude" and not releases.less(named, releases.SUBAGENT_CARDS)) \
+            or name == "codex"
+        claims = next(p for p in box.home.rglob("claims") if p.parent.name.startswith("py")).read_text()
+        assert f"{name} {named}\n" in claims
+    gone = box.lichhook("uninstall", name)
+    assert gone.returncode == 0, gone.stderr.decode()
