@@ -8,7 +8,7 @@ The descriptors themselves are plain data in ``lichhook.adapters``, read on ever
 
 from __future__ import annotations
 
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from lichhook.adapters import Descriptor
 
@@ -66,9 +66,3 @@ def problems(descriptor: Descriptor, subcommands: Sequence[str] = ()) -> List[st
             found.append(f"{d.provider}: {r} runs neither its provider nor a lichhook command")
     return found
 
-
-def table_rows(descriptors: Sequence[Descriptor]) -> Iterator[Tuple[str, str, str, str]]:
-    """(provider, event, reports, verdict) for every event of every descriptor."""
-    for d in descriptors:
-        for name, reports in d.events.items():
-            yield d.provider, name, ", ".join(reports), d.verdict(name)

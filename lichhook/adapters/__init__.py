@@ -259,7 +259,3 @@ BY_PROVIDER = {d.provider: d for d in DESCRIPTORS}
 
 # provider id -> adapter module name, in the order `adapters`, `demo` and `install` list them.
 BUILTIN = {d.provider: d.module for d in DESCRIPTORS}
-
-# provider id -> what its bare command prints, where not empty: a hook run outside lich
-# prints only this, without loading the adapter's module.
-VERDICTS = {d.provider: d.verdict() for d in DESCRIPTORS if d.verdict()}

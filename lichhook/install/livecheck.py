@@ -33,7 +33,7 @@ from lichhook.debug import Debug
 from lichhook.demo import life_of as demo_life
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
-from lichhook.install.harness import Found
+from lichhook.install.harness import Registered
 from lichhook.install.quoting import split_words
 from lichhook.lichenv import lich_target
 from lichhook.report import builtin_adapter, made
@@ -112,7 +112,7 @@ class LiveCheck:
         module = BUILTIN.get(provider)
         return builtin_adapter(module) if module else self.adapter(provider)
 
-    def check(self, found: Found, windows: bool = False) -> Outcome:
+    def check(self, found: Registered, windows: bool = False) -> Outcome:
         """Run ``found`` live; its outcome."""
         argv = command_of(found, windows)
         if argv is None:
@@ -132,7 +132,7 @@ class LiveCheck:
 
     # -- the kinds of registration ---------------------------------------------------------
 
-    def _hook(self, found: Found, argv: List[str], provider: str, event: Optional[str]) -> Outcome:
+    def _hook(self, found: Registered, argv: List[str], provider: str, event: Optional[str]) -> Outcome:
         adapter = self.adapter(provider)
         if adapter is None:
             return Outcome(f"run:     not run (no adapter here serves provider {provider!r})")
@@ -140,7 +140,7 @@ class LiveCheck:
         payload = sample_payload(self.samples(provider) or adapter, event, folder)
         return self._judge(found, argv, adapter, provider, event, payload, folder)
 
-    def _module(self, found: Found, argv: List[str], words: Tuple[str, ...]) -> Outcome:
+    def _module(self, found: Registered, argv: List[str], words: Tuple[str, ...]) -> Outcome:
         """A harness that loads lichhook's module (opencode, omp): the module runs
         ``<provider> <event>`` per harness event; each event of a sample session is run."""
         provider = words[0]
@@ -164,7 +164,7 @@ class LiveCheck:
         return Outcome(f"run:     {len(outcomes)} events of a sample session, each exit 0, reports accepted, "
                        "stdout as the module reads it")
 
-    def _waits_hook(self, found: Found, argv: List[str], words: Tuple[str, ...]) -> Outcome:
+    def _waits_hook(self, found: Registered, argv: List[str], words: Tuple[str, ...]) -> Outcome:
         provider, event = WAITS_HOOKS[words]  # type: ignore[index]
         source = self.samples(provider)
         folder = self._folder(provider)
@@ -223,7 +223,7 @@ class LiveCheck:
 
     # -- running and judging ----------------------------------------------------------------
 
-    def _judge(self, found: Found, argv: List[str], adapter: object, provider: str, event: Optional[str],
+    def _judge(self, found: Registered, argv: List[str], adapter: object, provider: str, event: Optional[str],
                payload: dict, folder: str) -> Outcome:
         env = self._env(folder)
         expected = expected_reports(adapter, provider, event, payload, env)
@@ -259,7 +259,7 @@ class LiveCheck:
                 if accepted else "sends nothing for this sample, as the adapter decides")
         return Outcome(f"run:     exit 0; {sent}; stdout as the contract asks ({shown(ran.stdout)})")
 
-    def _failed(self, found: Found, ran: Ran, kind: str, what: Optional[str] = None,
+    def _failed(self, found: Registered, ran: Ran, kind: str, what: Optional[str] = None,
                 records: Sequence[dict] = ()) -> Outcome:
         """A run that would leave its harness with nothing: the problem, and the fix's tail
         (doctor puts the install command before it)."""
@@ -329,7 +329,7 @@ def _text(data: object) -> str:
     return data if isinstance(data, str) else ""
 
 
-def command_of(found: Found, windows: bool = False) -> Optional[List[str]]:
+def command_of(found: Registered, windows: bool = False) -> Optional[List[str]]:
     """The argv the registration runs: its words as its harness splits them."""
     if not found.python or not found.archive:
         return None
