@@ -179,26 +179,17 @@ def failed(args: "list[str]", exc: Exception) -> int:
         except (AttributeError, OSError, ValueError):
             pass
         return 1
+    try:
+        from lichhook.hook import Hook
+
+        hook = Hook(word, event, os.environ, 0.0)
+    except Exception:  # noqa: BLE001 - the module that says it is the broken one
+        return 0
     if word not in HOOK_COMMANDS:  # a provider word: the report path
         try:
-            from lichhook.adapters import BY_PROVIDER
-            from lichhook.coldstart import write_stdout
-
-            descriptor = BY_PROVIDER.get(word)
-            if descriptor is not None:
-                write_stdout(descriptor.verdict(event))
+            hook.answer()
         except Exception:  # noqa: BLE001 - not even the descriptors could be read
             pass
-    try:
-        from lichhook.failures import record
-
-        record(os.environ, word, event, exc)
-    except Exception:  # noqa: BLE001 - the exit status matters more than the trace
-        pass
-    try:
-        from lichhook.debug import Debug
-
-        Debug(os.environ)(f"{' '.join(args[:2])}: failed ({why}); nothing more done")
-    except Exception:  # noqa: BLE001 - started with stderr closed, say
-        pass
+    hook.failed(exc, f"failed ({why}); nothing more done")
+    hook.close()
     return 0

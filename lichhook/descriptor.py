@@ -51,9 +51,11 @@ def problems(descriptor: Descriptor, subcommands: Sequence[str] = ()) -> List[st
         unknown = [kind for kind in reports if kind not in REPORT_KINDS]
         if unknown:
             found.append(f"{d.provider} {name}: unknown report kinds {unknown}")
-    for name in d.verdicts_by_event:
+    for name in d.verdicts:
         if name not in d.events:
             found.append(f"{d.provider}: a verdict for {name!r}, which is not among its events")
+        elif name[:1] == "*":  # an adapter's verdicts are looked up by the event's own word
+            found.append(f"{d.provider}: a verdict for {name!r}, which stands for several events")
     for r in registrations(d):
         if r.event not in d:
             found.append(f"{d.provider}: {r} is on an event it does not send")

@@ -17,8 +17,9 @@ from typing import Any, Callable, Container, Iterable, Mapping, NamedTuple
 
 import pluggy
 
-from lichhook import builtins, hookspecs
+from lichhook import hookspecs
 from lichhook.adapter import adapter_problem
+from lichhook.adapters import BY_PROVIDER, load
 from lichhook.paths import plugin_dir, plugin_files
 from lichhook.plugin_guard import untrusted
 
@@ -35,11 +36,19 @@ class Candidate(NamedTuple):
     origin: str  # a human-readable source: a module, a file or a distribution
 
 
+class Builtins:
+    """The built-in adapters, registered through the same hook as any third-party plugin."""
+
+    @hookspecs.hookimpl
+    def lichhook_adapters(self) -> list[object]:
+        return [load(provider) for provider in BY_PROVIDER]
+
+
 def get_plugin_manager() -> pluggy.PluginManager:
     """A plugin manager holding the hook specs and the built-in adapters only."""
     pm = pluggy.PluginManager(hookspecs.NAME)
     pm.add_hookspecs(hookspecs)
-    pm.register(builtins, name=BUILTIN)
+    pm.register(Builtins(), name=BUILTIN)
     return pm
 
 
@@ -219,7 +228,7 @@ def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None], reser
     load_entry_points(pm, debug)
     check_hooks(pm, debug)
     winners = by_provider(collect(pm, debug, reserved), debug)
-    builtin_order = list(builtins.BUILTIN)
+    builtin_order = list(BY_PROVIDER)
     return sorted(
         winners.values(),
         key=lambda f: (

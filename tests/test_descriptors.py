@@ -10,7 +10,7 @@ import pytest
 from lichhook import cli, descriptor
 from lichhook.adapter import provider_id_ok
 from lichhook.cli import WORDS
-from lichhook.adapters import BUILTIN, BY_PROVIDER, DESCRIPTORS
+from lichhook.adapters import BY_PROVIDER, DESCRIPTORS, load
 from lichhook.contracts.session_start import PROVIDERS
 from lichhook.install import harnesses
 
@@ -45,7 +45,7 @@ def test_a_descriptor_says_nothing_that_cannot_be_true(d):
 
 
 def test_what_is_derived_comes_from_the_descriptors():
-    assert list(BUILTIN) == PROVIDER_IDS and all(BUILTIN[d.provider] == d.module for d in DESCRIPTORS)
+    assert list(BY_PROVIDER) == PROVIDER_IDS and all(load(d.provider).provider == d.provider for d in DESCRIPTORS)
     assert {d.provider: d.verdict() for d in DESCRIPTORS if d.verdict()} == {"antigravity": "{}"}
     assert harnesses.NAMES == tuple(PROVIDER_IDS)
     help_text = cli.usage("python3")

@@ -37,7 +37,7 @@ class Descriptor:
     path reads a descriptor on every hook.
     """
 
-    __slots__ = ("provider", "title", "module", "installer", "start_event", "events", "verdicts_by_event",
+    __slots__ = ("provider", "title", "module", "installer", "start_event", "events", "verdicts",
                  "writers", "registration_rows", "usage")
 
     def __init__(self, provider: str, title: str, module: str, installer: str, start_event: str,
@@ -49,7 +49,7 @@ class Descriptor:
         self.installer = installer  # "module:Class" under lichhook.install
         self.start_event = start_event  # the event a bare `<provider>` is registered on
         self.events = events
-        self.verdicts_by_event = verdicts
+        self.verdicts = verdicts
         self.writers = tuple(writers)
         self.registration_rows = tuple(registrations)
         self.usage = usage  # one line for the help text: how the harness runs lichhook
@@ -79,11 +79,7 @@ class Descriptor:
     def verdict(self, event: "Optional[str]" = None) -> str:
         """What the hook prints for ``event`` (None: the bare command)."""
         name = self.name_of(self.start_event if event is None else event)
-        return self.verdicts_by_event.get(name, "") if name else ""
-
-    def verdicts(self) -> "Dict[str, str]":
-        """event -> what the hook prints, for every event named exactly."""
-        return {name: self.verdicts_by_event.get(name, "") for name in self.events if name[:1] != "*"}
+        return self.verdicts.get(name, "") if name else ""
 
     def __contains__(self, event: object) -> bool:  # the events it takes, for `in`
         return isinstance(event, str) and self.name_of(event) is not None
@@ -255,7 +251,13 @@ DESCRIPTORS = (
     ),
 )
 
+# provider id -> its descriptor, in the order `adapters`, `demo` and `install` list them.
 BY_PROVIDER = {d.provider: d for d in DESCRIPTORS}
 
-# provider id -> adapter module name, in the order `adapters`, `demo` and `install` list them.
-BUILTIN = {d.provider: d.module for d in DESCRIPTORS}
+
+def load(provider: str) -> object:
+    """The built-in adapter for ``provider`` (a key of BY_PROVIDER): the ``ADAPTER`` of its
+    module, imported now. The one loader of a built-in, for the report path and the host."""
+    from importlib import import_module
+
+    return import_module("lichhook.adapters." + BY_PROVIDER[provider].module).ADAPTER

@@ -26,17 +26,16 @@ import time
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from lichhook._version import TESTED_PYTHONS
-from lichhook.adapter import Event, Report, verdict_of
-from lichhook.adapters import BUILTIN
+from lichhook.adapter import Event, Report, reports_of, verdict_of
+from lichhook.adapters import BY_PROVIDER, load
 from lichhook.contracts import outgoing
-from lichhook.debug import Debug
+from lichhook.hook import Debug
 from lichhook.demo import life_of as demo_life
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
 from lichhook.install.harness import Registered
 from lichhook.install.quoting import split_words
 from lichhook.lichenv import lich_target
-from lichhook.report import builtin_adapter, made
 from lichhook.standin import StandIn
 
 # Per command: a hook answers within about 1 s once started; the rest is an interpreter
@@ -109,8 +108,7 @@ class LiveCheck:
         """Whose sample payloads a registration of ``provider`` is given: the built-in
         adapter's, written as the harness writes its payloads, even when a plugin serves
         the provider; else the serving adapter's."""
-        module = BUILTIN.get(provider)
-        return builtin_adapter(module) if module else self.adapter(provider)
+        return load(provider) if provider in BY_PROVIDER else self.adapter(provider)
 
     def check(self, found: Registered, windows: bool = False) -> Outcome:
         """Run ``found`` live; its outcome."""
@@ -375,7 +373,7 @@ def expected_reports(adapter: object, provider: str, event: Optional[str], paylo
         return 0
     happened = Event(provider, event or "", payload, environ)
     try:
-        reports = made(adapter, happened, event is None, Debug({}))
+        reports = reports_of(adapter, happened, event is None) or []
     except Exception:
         return 0
     count = 0
