@@ -75,14 +75,16 @@ def test_event_names_with_a_wildcard():
 def test_what_a_descriptor_must_not_say_is_found():
     from lichhook.adapters import Descriptor
 
-    wrong = Descriptor("x", "X", "x", "x:X", "Start", {"Other": ("busy", "exploded")}, {"Gone": "{}"}, (),
-                       (("Start", ("x", "Stop"), None, 5), ("Other", ("x",), None, 5), ("Other", ("rm",), None, 5)),
-                       "")
+    wrong = Descriptor("x", "X", "x", "x:X", "Start", {"Other": ("busy", "exploded"), "*.asked": ("waiting",)},
+                       {"Gone": "{}", "*.asked": "{}"}, (), 5, "", timeouts={"Later": 3}, matchers={"Other": ""},
+                       extra=(("Start", ("wait", "list")), ("Other", ("rm", "-rf"))))
     said = "\n".join(descriptor.problems(wrong, ["wait"]))
     for words in ("start event 'Start'", "unknown report kinds ['exploded']", "a verdict for 'Gone'",
-                  "on an event it does not send", "names another event", "is bare, but Other reports more",
-                  "neither its provider nor a lichhook command"):
+                  "a verdict for '*.asked', which stands for several events",
+                  "a registration detail for 'Later', an event it does not send",
+                  "a registration detail for 'Start'", "'rm -rf' on Other runs no lichhook command"):
         assert words in said, words
+    assert "detail for 'Other'" not in said  # a matcher of an event it sends
 
 
 # --- the seam with the installers ------------------------------------------------------------
@@ -200,4 +202,4 @@ REGISTRATIONS = {
 
 @pytest.mark.parametrize("provider", list(REGISTRATIONS))
 def test_each_descriptors_registrations_are_the_rows_it_always_had(provider):
-    assert BY_PROVIDER[provider].registration_rows == REGISTRATIONS[provider]
+    assert BY_PROVIDER[provider].registrations == REGISTRATIONS[provider]
