@@ -5,6 +5,7 @@ Subcommand modules are imported only when named, so the report path pays for non
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import os
 import sys
 import time
 
@@ -124,8 +125,6 @@ OLDEST_PYTHON = (3, 9)
 def too_old(args: "list[str]") -> int:
     """The exit status on a Python older than OLDEST_PYTHON: a command says why and exits
     1; a hook exits 0 as every hook does, saying why only under LICHHOOK_DEBUG=1."""
-    import os
-
     version = ".".join(str(part) for part in sys.version_info[:3])
     why = (f"lichhook needs Python {OLDEST_PYTHON[0]}.{OLDEST_PYTHON[1]} or newer, and {sys.executable} is "
            f"Python {version}. Run it with a newer Python (python3.9 to python3.13: your system's packages, "
@@ -168,8 +167,6 @@ def failed(args: "list[str]", exc: Exception) -> int:
     the verdict it needs, leaves a failure record for doctor and exits 0; a wait op says
     what failed on stderr and exits 1. Each step is itself guarded: the modules it reads
     may be the broken ones."""
-    import os
-
     word = args[0] if args else "claude"
     event = args[1] if len(args) > 1 and args[1] else None
     why = f"{type(exc).__name__}: {exc}"

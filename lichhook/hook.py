@@ -13,7 +13,9 @@ imports what a step needs only when that step runs.
 import sys
 import time
 
+from lichhook.adapters import BY_PROVIDER, load
 from lichhook.coldstart import write_stdout
+from lichhook.paths import plugin_dir, plugin_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,9 +106,6 @@ class Hook:
         """Whether a built-in adapter serves this provider without the pluggy host: it is
         built in, and the plugin folder holds no plugin file (which may replace it) and is
         not refused."""
-        from lichhook.adapters import BY_PROVIDER
-        from lichhook.paths import plugin_dir, plugin_files
-
         if self.provider not in BY_PROVIDER:
             return False
         folder = plugin_dir(self.environ)
@@ -117,8 +116,6 @@ class Hook:
         module, anything else found by the pluggy host; ``reserved`` are the command line's
         own words (``lichhook.cli.WORDS``), which no plugin's adapter may take."""
         if self.unaided() if unaided is None else unaided:
-            from lichhook.adapters import load
-
             return load(self.provider)
         from lichhook.adapter import provider_id_ok
 
@@ -137,8 +134,6 @@ class Hook:
             from lichhook.adapter import verdict_of
 
             return verdict_of(adapter, self.event)
-        from lichhook.adapters import BY_PROVIDER
-
         descriptor = BY_PROVIDER.get(self.provider)
         return descriptor.verdict(self.event) if descriptor is not None else ""
 

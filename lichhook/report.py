@@ -16,6 +16,7 @@ import os
 import time
 
 from lichhook.hook import HOOK_SECONDS, Hook
+from lichhook.lichenv import lich_target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
         event: "Optional[str]" = None, reserved: "Container[str]" = ()) -> int:
     """Run the hook for ``provider``; ``reserved`` are the command line's own words
     (``lichhook.cli.WORDS``), which no plugin's adapter may take."""
-    from lichhook.lichenv import lich_target
-
     hook = Hook(provider, event, environ, (time.monotonic() if started is None else started) + HOOK_SECONDS)
     fd = None  # the real stdout, once plugin code is kept away from it
     with hook:  # its failures are recorded as it ends

@@ -19,11 +19,16 @@ harness. Like a hook it exits 0 and prints nothing on stdout.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import collections
+import gc
 import os
 import sys
+import threading
 import time
 
 from lichhook.hook import HOOK_SECONDS, Debug, Hook
+from lichhook.lichenv import lich_target
+from lichhook.payload import PayloadError, parse_payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,9 +46,6 @@ class Inbox:
     """The events read and not yet taken up: at most ``limit``, the oldest dropped first."""
 
     def __init__(self, limit: int = QUEUE_LIMIT) -> None:
-        import collections
-        import threading
-
         self.limit = limit
         self.lines: "Deque[bytes]" = collections.deque()
         self.dropped = 0
@@ -111,11 +113,6 @@ def parent_watch() -> "Callable[[], bool]":
 
 def serve(provider: str, environ: "Mapping[str, str]" = os.environ, reserved: "Container[str]" = ()) -> int:
     """Report each event of stdin for ``provider`` until stdin ends or the parent is gone."""
-    import gc
-    import threading
-
-    from lichhook.lichenv import lich_target
-
     gc.enable()  # a process that lives as long as its harness frees its cycles
     hook = Hook(provider, None, environ, 0.0)
     hook.label = f"{provider} --serve"
@@ -165,8 +162,6 @@ def handle(serving: Hook, adapter: object, target: "LichTarget", line: bytes, de
     environment and debug voice each event's shares); the title lich took, if one went
     out. ``title`` is the card's title this process gave it, so an unchanged one is not
     sent again even where no state folder keeps it."""
-    from lichhook.payload import PayloadError, parse_payload
-
     try:
         message = parse_payload(line)
         event, payload = message.get("event"), message.get("payload")
