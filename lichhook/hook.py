@@ -1,6 +1,8 @@
 """One hook run: its provider and event, the environment it runs in, its deadline, its
 debug voice and its failure record, made once by the report path (and by the serve
-path, once per event) and handed down, so no step takes them one by one.
+path, once per event) and handed down, so no step takes them one by one. Each failure
+is said as it happens and recorded for doctor as the run ends (``Hook.close``), in well
+under the harness's own timeout.
 
 Its debug voice speaks on stderr only when LICHHOOK_DEBUG=1: a hook's stderr can reach
 the operator or the model, so it stays silent by default. Messages are built by the
