@@ -156,6 +156,18 @@ def start_only(adapter: object, event: Event) -> "List[Report]":
     return [] if sid is None else [Report.start(sid)]
 
 
+def reports_of(adapter: object, event: Event, bare: bool) -> "Optional[List[Report]]":
+    """The reports ``adapter`` makes of ``event`` (None: not an event it takes): for the
+    bare command (or an adapter with only today's surface), its session id as a
+    session-start."""
+    if bare or not takes_events(adapter):
+        return start_only(adapter, event)
+    events = getattr(adapter, "events", None)
+    if events is not None and event.name not in events:
+        return None
+    return list(adapter.reports(event))  # type: ignore[attr-defined]
+
+
 def takes_events(adapter: object) -> bool:
     """Whether ``adapter`` makes reports of named events itself; one with only today's
     surface (a ``session_id``, perhaps on the Adapter base class) does not."""
@@ -168,8 +180,6 @@ def verdict_of(adapter: object, event: "Optional[str]") -> str:
     value: object = ""
     if event is None or not takes_events(adapter):
         value = getattr(adapter, "verdict", "")
-    elif callable(getattr(adapter, "verdict_for", None)):
-        value = adapter.verdict_for(event)  # type: ignore[attr-defined]
     else:
         verdicts = getattr(adapter, "verdicts", None)
         if verdicts is not None and hasattr(verdicts, "get"):

@@ -5,6 +5,7 @@ Subcommand modules are imported only when named, so the report path pays for non
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import os
 import sys
 import time
 
@@ -124,8 +125,6 @@ OLDEST_PYTHON = (3, 9)
 def too_old(args: "list[str]") -> int:
     """The exit status on a Python older than OLDEST_PYTHON: a command says why and exits
     1; a hook exits 0 as every hook does, saying why only under LICHHOOK_DEBUG=1."""
-    import os
-
     version = ".".join(str(part) for part in sys.version_info[:3])
     why = (f"lichhook needs Python {OLDEST_PYTHON[0]}.{OLDEST_PYTHON[1]} or newer, and {sys.executable} is "
            f"Python {version}. Run it with a newer Python (python3.9 to python3.13: your system's packages, "
@@ -168,8 +167,6 @@ def failed(args: "list[str]", exc: Exception) -> int:
     the verdict it needs, leaves a failure record for doctor and exits 0; a wait op says
     what failed on stderr and exits 1. Each step is itself guarded: the modules it reads
     may be the broken ones."""
-    import os
-
     word = args[0] if args else "claude"
     event = args[1] if len(args) > 1 and args[1] else None
     why = f"{type(exc).__name__}: {exc}"
@@ -179,26 +176,17 @@ def failed(args: "list[str]", exc: Exception) -> int:
         except (AttributeError, OSError, ValueError):
             pass
         return 1
+    try:
+        from lichhook.hook import Hook
+
+        hook = Hook(word, event, os.environ, 0.0)
+    except Exception:  # noqa: BLE001 - the module that says it is the broken one
+        return 0
     if word not in HOOK_COMMANDS:  # a provider word: the report path
         try:
-            from lichhook.adapters import BY_PROVIDER
-            from lichhook.coldstart import write_stdout
-
-            descriptor = BY_PROVIDER.get(word)
-            if descriptor is not None:
-                write_stdout(descriptor.verdict(event))
+            hook.answer()
         except Exception:  # noqa: BLE001 - not even the descriptors could be read
             pass
-    try:
-        from lichhook.failures import record
-
-        record(os.environ, word, event, exc)
-    except Exception:  # noqa: BLE001 - the exit status matters more than the trace
-        pass
-    try:
-        from lichhook.debug import Debug
-
-        Debug(os.environ)(f"{' '.join(args[:2])}: failed ({why}); nothing more done")
-    except Exception:  # noqa: BLE001 - started with stderr closed, say
-        pass
+    hook.failed(exc, f"failed ({why}); nothing more done")
+    hook.close()
     return 0

@@ -21,9 +21,9 @@ import tempfile
 from typing import List, Optional, Tuple
 
 from lichhook import contracts, titles
-from lichhook.adapters import BUILTIN as BUILTIN_PROVIDERS
+from lichhook.adapters import BY_PROVIDER
 from lichhook.cli import WORDS
-from lichhook.debug import Debug
+from lichhook.hook import Debug
 from lichhook.host import all_adapters
 from lichhook.selfcmd import self_command
 from lichhook.standin import Report, StandIn
@@ -44,7 +44,7 @@ def main(argv: List[str]) -> int:
         base = {k: v for k, v in os.environ.items() if k not in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")}
         for item in found:
             adapter = item.adapter
-            builtin = adapter.provider in BUILTIN_PROVIDERS
+            builtin = adapter.provider in BY_PROVIDER
             folder = os.path.join(work, adapter.provider)
             os.makedirs(folder)
             # A card of its own per harness and run, so titles from an earlier run do not count.

@@ -8,7 +8,7 @@ The descriptors themselves are plain data in ``lichhook.adapters``, read on ever
 
 from __future__ import annotations
 
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from lichhook.adapters import Descriptor
 
@@ -27,7 +27,7 @@ class Registration(NamedTuple):
 
 def registrations(descriptor: Descriptor) -> List[Registration]:
     return [Registration(event, tuple(words), matcher, timeout)
-            for event, words, matcher, timeout in descriptor.registration_rows]
+            for event, words, matcher, timeout in descriptor.registrations]
 
 
 def earlier_words(descriptor: Descriptor, registration: Registration) -> Tuple[Tuple[str, ...], ...]:
@@ -51,24 +51,16 @@ def problems(descriptor: Descriptor, subcommands: Sequence[str] = ()) -> List[st
         unknown = [kind for kind in reports if kind not in REPORT_KINDS]
         if unknown:
             found.append(f"{d.provider} {name}: unknown report kinds {unknown}")
-    for name in d.verdicts_by_event:
+    for name in d.verdicts:
         if name not in d.events:
             found.append(f"{d.provider}: a verdict for {name!r}, which is not among its events")
-    for r in registrations(d):
-        if r.event not in d:
-            found.append(f"{d.provider}: {r} is on an event it does not send")
-        if r.words[:1] == (d.provider,):
-            if r.words[1:] not in ((), (r.event,)):
-                found.append(f"{d.provider}: {r} names another event than the one it is on")
-            if r.words[1:] == () and d.spec(r.event) != ("start",):
-                found.append(f"{d.provider}: {r} is bare, but {r.event} reports more than the session start")
-        elif r.words[0] not in subcommands:
-            found.append(f"{d.provider}: {r} runs neither its provider nor a lichhook command")
+        elif name[:1] == "*":  # an adapter's verdicts are looked up by the event's own word
+            found.append(f"{d.provider}: a verdict for {name!r}, which stands for several events")
+    for name in [*d.timeouts, *d.matchers, *(event for event, _words in d.extra)]:
+        if name not in d.events:
+            found.append(f"{d.provider}: a registration detail for {name!r}, an event it does not send")
+    for event, words in d.extra:
+        if words[0] not in subcommands:
+            found.append(f"{d.provider}: {' '.join(words)!r} on {event} runs no lichhook command")
     return found
 
-
-def table_rows(descriptors: Sequence[Descriptor]) -> Iterator[Tuple[str, str, str, str]]:
-    """(provider, event, reports, verdict) for every event of every descriptor."""
-    for d in descriptors:
-        for name, reports in d.events.items():
-            yield d.provider, name, ", ".join(reports), d.verdict(name)

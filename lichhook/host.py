@@ -17,8 +17,9 @@ from typing import Any, Callable, Container, Iterable, Mapping, NamedTuple
 
 import pluggy
 
-from lichhook import builtins, hookspecs
+from lichhook import hookspecs
 from lichhook.adapter import adapter_problem
+from lichhook.adapters import BY_PROVIDER, load
 from lichhook.paths import plugin_dir, plugin_files
 from lichhook.trust import untrusted
 
@@ -27,7 +28,7 @@ PLUGIN_FOLDER = "plugin folder"
 ENTRY_POINT = "entry point"
 
 
-class Found(NamedTuple):
+class Candidate(NamedTuple):
     """An adapter and where it came from."""
 
     adapter: Any  # anything adapter_problem() lets through: provider, verdict, session_id()
@@ -35,11 +36,19 @@ class Found(NamedTuple):
     origin: str  # a human-readable source: a module, a file or a distribution
 
 
+class Builtins:
+    """The built-in adapters, registered through the same hook as any third-party plugin."""
+
+    @hookspecs.hookimpl
+    def lichhook_adapters(self) -> list[object]:
+        return [load(provider) for provider in BY_PROVIDER]
+
+
 def get_plugin_manager() -> pluggy.PluginManager:
     """A plugin manager holding the hook specs and the built-in adapters only."""
     pm = pluggy.PluginManager(hookspecs.NAME)
     pm.add_hookspecs(hookspecs)
-    pm.register(builtins, name=BUILTIN)
+    pm.register(Builtins(), name=BUILTIN)
     return pm
 
 
@@ -152,8 +161,8 @@ def _tier_of(plugin_name: str) -> tuple[str, str]:
     return tier, origin or "lichhook.adapters"
 
 
-def collect(pm: pluggy.PluginManager, debug: Callable[[str], None], reserved: Container[str] = ()) -> list[Found]:
-    """Every usable adapter, as Found, from every registered plugin; one whose provider is
+def collect(pm: pluggy.PluginManager, debug: Callable[[str], None], reserved: Container[str] = ()) -> list[Candidate]:
+    """Every usable adapter, as Candidate, from every registered plugin; one whose provider is
     in ``reserved`` (the command line's own words, ``lichhook.cli.WORDS``) is not.
 
     Each plugin's hook is called on its own, so one that raises cannot hide the
@@ -176,16 +185,16 @@ def collect(pm: pluggy.PluginManager, debug: Callable[[str], None], reserved: Co
                 continue
             if tier == BUILTIN:
                 origin = type(adapter).__module__
-            found.append(Found(adapter, tier, origin))
+            found.append(Candidate(adapter, tier, origin))
     return found
 
 
 _RANK = {PLUGIN_FOLDER: 0, BUILTIN: 1, ENTRY_POINT: 2}
 
 
-def by_provider(found: Iterable[Found], debug: Callable[[str], None]) -> dict[str, Found]:
-    """provider -> the Found that wins it, by precedence, then first registered."""
-    winners: dict[str, Found] = {}
+def by_provider(found: Iterable[Candidate], debug: Callable[[str], None]) -> dict[str, Candidate]:
+    """provider -> the Candidate that wins it, by precedence, then first registered."""
+    winners: dict[str, Candidate] = {}
     for item in sorted(found, key=lambda f: _RANK[f.tier]):
         provider = item.adapter.provider
         held = winners.get(provider)
@@ -212,14 +221,14 @@ def find_adapter(provider: str, environ: Mapping[str, str], debug: Callable[[str
     return item.adapter if item else None
 
 
-def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None], reserved: Container[str] = ()) -> list[Found]:
-    """Every provider's winning adapter, as Found, sorted built-ins first, then by id."""
+def all_adapters(environ: Mapping[str, str], debug: Callable[[str], None], reserved: Container[str] = ()) -> list[Candidate]:
+    """Every provider's winning adapter, as Candidate, sorted built-ins first, then by id."""
     pm = get_plugin_manager()
     load_plugin_folder(pm, _checked_plugin_dir(environ, debug), debug)
     load_entry_points(pm, debug)
     check_hooks(pm, debug)
     winners = by_provider(collect(pm, debug, reserved), debug)
-    builtin_order = list(builtins.BUILTIN)
+    builtin_order = list(BY_PROVIDER)
     return sorted(
         winners.values(),
         key=lambda f: (

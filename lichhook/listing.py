@@ -7,8 +7,8 @@ import os
 import sys
 from typing import Any
 
-from lichhook import builtins
 from lichhook.adapter import takes_events
+from lichhook.adapters import BY_PROVIDER
 from lichhook.cli import WORDS
 from lichhook.host import PLUGIN_FOLDER, all_adapters
 from lichhook.paths import plugin_dir
@@ -42,10 +42,9 @@ def main(argv: list[str]) -> int:
     environ = os.environ
     problems: list[str] = []
     found = all_adapters(environ, problems.append, WORDS)
-    builtin_ids = set(builtins.BUILTIN)
     rows = [{"provider": item.adapter.provider, "verdict": item.adapter.verdict or None,
              "events": events_of(item.adapter), "tier": item.tier, "origin": item.origin,
-             "replaces_builtin": item.tier == PLUGIN_FOLDER and item.adapter.provider in builtin_ids}
+             "replaces_builtin": item.tier == PLUGIN_FOLDER and item.adapter.provider in BY_PROVIDER}
             for item in found]
     folder = plugin_dir(environ)
     if argv:

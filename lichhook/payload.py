@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     Payload = Dict[str, Any]
     # What a read found so far: each whole object, after the bytes it was read from.
-    Found = List[Tuple[bytes, Payload]]
+    Parsed = List[Tuple[bytes, Payload]]
 
 MAX_BYTES = 1 << 20  # 1 MiB: far above any harness payload, far below trouble
 READ_SECONDS = 1.0  # a harness that never closes stdin must not hang the hook
@@ -39,14 +39,14 @@ def read_payload(fd: int = 0, limit: int = MAX_BYTES, seconds: float = READ_SECO
                  deadline: "float | None" = None) -> "Payload":
     """``parse_payload(read_stdin(...))``, parsing once: the object that ended the read is
     the one returned (a payload carrying a tool's output can be large)."""
-    found: "Found" = []
+    found: "Parsed" = []
     data = _read(fd, limit, seconds, deadline, found)
     if found and len(found[-1][0]) == len(data):
         return found[-1][1]
     return parse_payload(data)
 
 
-def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: "Found") -> bytes:
+def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: "Parsed") -> bytes:
     if deadline is None:
         deadline = time.monotonic() + seconds
     if sys.platform == "win32":
@@ -59,7 +59,7 @@ def _read(fd: int, limit: int, seconds: float, deadline: "float | None", found: 
     return data
 
 
-def _whole_object(chunks: "list[bytes]", found: "Found") -> bool:
+def _whole_object(chunks: "list[bytes]", found: "Parsed") -> bool:
     """True when the bytes read so far are one JSON object: more could only spoil it.
     The bytes and the object go into ``found``."""
     if not chunks[-1].rstrip(b" \t\r\n").endswith(b"}"):
@@ -72,7 +72,7 @@ def _whole_object(chunks: "list[bytes]", found: "Found") -> bool:
     return True
 
 
-def _read_with_select(fd: int, limit: int, deadline: float, found: "Found") -> "list[bytes]":
+def _read_with_select(fd: int, limit: int, deadline: float, found: "Parsed") -> "list[bytes]":
     import select
 
     chunks: list[bytes] = []
@@ -97,7 +97,7 @@ def _read_with_select(fd: int, limit: int, deadline: float, found: "Found") -> "
     return chunks
 
 
-def _read_in_thread(fd: int, limit: int, deadline: float, found: "Found") -> "list[bytes]":
+def _read_in_thread(fd: int, limit: int, deadline: float, found: "Parsed") -> "list[bytes]":
     # Windows cannot select() on a pipe, so a daemon thread reads while we wait.
     import threading
 

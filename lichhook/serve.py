@@ -5,7 +5,7 @@ Python per event would cost an interpreter's start on every step of a turn. Thei
 starts this once, at the first event it forwards, and writes each event on its stdin as
 one line of JSON: ``{"event": <the event word>, "payload": <what a hook reads on stdin>}``
 (``"event": null`` is the bare command). Each line goes the hook's way
-(``lichhook.report.deliver``: the same adapter, contracts and client), one after the
+(``lichhook.hook.Hook.deliver``: the same adapter, contracts and client), one after the
 other, so lich gets the reports in the order the events came; each event's reports have
 the hook's deadline (``HOOK_SECONDS``) from when it is taken up.
 
@@ -19,16 +19,22 @@ harness. Like a hook it exits 0 and prints nothing on stdout.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import collections
+import gc
 import os
 import sys
+import threading
 import time
 
-from lichhook.debug import Debug
-from lichhook.report import HOOK_SECONDS
+from lichhook.hook import HOOK_SECONDS, Debug, Hook
+from lichhook.lichenv import lich_target
+from lichhook.payload import PayloadError, parse_payload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Container, Deque, Mapping, Optional, Tuple
+
+    from lichhook.lichenv import LichTarget
 
 QUEUE_LIMIT = 100
 LINE_LIMIT = 1 << 20  # bytes in one line, as a hook's stdin (lichhook.payload.MAX_BYTES)
@@ -40,9 +46,6 @@ class Inbox:
     """The events read and not yet taken up: at most ``limit``, the oldest dropped first."""
 
     def __init__(self, limit: int = QUEUE_LIMIT) -> None:
-        import collections
-        import threading
-
         self.limit = limit
         self.lines: "Deque[bytes]" = collections.deque()
         self.dropped = 0
@@ -110,40 +113,34 @@ def parent_watch() -> "Callable[[], bool]":
 
 def serve(provider: str, environ: "Mapping[str, str]" = os.environ, reserved: "Container[str]" = ()) -> int:
     """Report each event of stdin for ``provider`` until stdin ends or the parent is gone."""
-    import gc
-    import threading
-
-    from lichhook.lichenv import lich_target
-    from lichhook.report import _failed, _hosted, builtin_adapter, builtin_module
-
     gc.enable()  # a process that lives as long as its harness frees its cycles
-    debug = Debug(environ)
+    hook = Hook(provider, None, environ, 0.0)
+    hook.label = f"{provider} --serve"
     target = lich_target(environ)
     if isinstance(target, str):
-        debug(f"{provider} --serve: {target}; nothing sent")
+        hook.say(f"{target}; nothing sent")
         return 0
     try:
-        module = builtin_module(provider, environ)
-        adapter = builtin_adapter(module) if module else _hosted(provider, environ, debug, reserved)
+        adapter = hook.adapter(reserved)
     except Exception as exc:  # a broken plugin folder, or a complete archive cut short or gone
-        debug(f"{provider} --serve: no adapter ({type(exc).__name__}: {exc}); nothing sent")
-        _failed(environ, provider, None, exc)
+        hook.failed(exc, f"no adapter ({type(exc).__name__}: {exc}); nothing sent")
+        hook.close()
         return 0
     if adapter is None:
-        debug(f"{provider} --serve: unknown provider; nothing sent")
+        hook.say("unknown provider; nothing sent")
         return 0
     alive = parent_watch()
     inbox = Inbox()
     stdin = getattr(sys.stdin, "buffer", None)
     if stdin is None:
         return 0
-    threading.Thread(target=read_lines, args=(stdin, inbox, debug), daemon=True).start()
+    threading.Thread(target=read_lines, args=(stdin, inbox, hook.debug), daemon=True).start()
     title: "Optional[str]" = None  # the card's title, once one went out
     drain_until = None
     while True:
         line, closed, dropped = inbox.take(PARENT_SECONDS)
         if dropped:
-            debug(f"{provider} --serve: {dropped} events dropped behind a slow lich (lich shows the last)")
+            hook.say(f"{dropped} events dropped behind a slow lich (lich shows the last)")
         if closed and drain_until is None:
             drain_until = time.monotonic() + DRAIN_SECONDS
         if line is None:
@@ -153,34 +150,30 @@ def serve(provider: str, environ: "Mapping[str, str]" = os.environ, reserved: "C
         deadline = time.monotonic() + HOOK_SECONDS
         if drain_until is not None:
             if time.monotonic() >= drain_until:
-                debug(f"{provider} --serve: stdin ended {DRAIN_SECONDS:g} s ago; the events left are dropped")
+                hook.say(f"stdin ended {DRAIN_SECONDS:g} s ago; the events left are dropped")
                 return 0
             deadline = min(deadline, drain_until)
-        title = handle(provider, adapter, target, line, environ, debug, deadline, title) or title
+        title = handle(hook, adapter, target, line, deadline, title) or title
 
 
-def handle(provider: str, adapter: object, target: "object", line: bytes, environ: "Mapping[str, str]",
-           debug: Debug, deadline: float, title: "Optional[str]") -> "Optional[str]":
-    """Report the event of one line; the title lich took, if one went out. ``title`` is
-    the card's title this process gave it, so an unchanged one is not sent again even
-    where no state folder keeps it."""
-    from lichhook.adapter import Event
-    from lichhook.payload import PayloadError, parse_payload
-    from lichhook.report import _failed, deliver
-
+def handle(serving: Hook, adapter: object, target: "LichTarget", line: bytes, deadline: float,
+           title: "Optional[str]") -> "Optional[str]":
+    """Report the event of one line (``serving``: the whole process's hook, whose provider,
+    environment and debug voice each event's shares); the title lich took, if one went
+    out. ``title`` is the card's title this process gave it, so an unchanged one is not
+    sent again even where no state folder keeps it."""
     try:
         message = parse_payload(line)
         event, payload = message.get("event"), message.get("payload")
         if not (event is None or isinstance(event, str)) or not isinstance(payload, dict):
             raise PayloadError('a line must be {"event": <word or null>, "payload": <object>}')
     except PayloadError as exc:
-        debug(f"{provider} --serve: {exc}; nothing sent")
-        _failed(environ, provider, None, f"an event line: {exc}")
+        serving.failed(f"an event line: {exc}", f"{exc}; nothing sent")
+        serving.close()
         return None
-    happened = Event(provider, event or "", payload, environ, title, known=title is not None)
-    try:
-        return deliver(provider, adapter, target, happened, debug, deadline)  # type: ignore[arg-type]
-    except Exception as exc:  # noqa: BLE001 - one event's failure must not end the session's reports
-        debug(f"{provider} {event}: nothing sent ({type(exc).__name__}: {exc})")
-        _failed(environ, provider, event, exc)
-        return None
+    with Hook(serving.provider, event, serving.environ, deadline, serving.debug) as hook:
+        try:
+            return hook.deliver(adapter, target, payload, title, known=title is not None)
+        except Exception as exc:  # noqa: BLE001 - one event's failure must not end the session's reports
+            hook.failed(exc, f"nothing sent ({type(exc).__name__}: {exc})")
+            return None

@@ -21,7 +21,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lichhook.adapters import BUILTIN
 from lichhook import coldstart
 from lichhook import hotset as hot
 from lichhook.coldstart import quickjson
@@ -431,7 +430,7 @@ def modules_loaded(pyz, env, *args, stdin=b"", files=False):
 
 
 CORE = {"gc", "lichhook", "lichhook.cli", "lichhook.coldstart", "lichhook.paths"}
-NO_OP = CORE | {"lichhook.report", "lichhook.debug", "lichhook.lichenv", "lichhook.adapters"}
+NO_OP = CORE | {"lichhook.report", "lichhook.hook", "lichhook.lichenv", "lichhook.adapters"}
 # What every report shares: reading stdin, an adapter, the transport.
 SENDING = NO_OP | {"select", "_socket", "lichhook.client", "lichhook.selfcmd", "lichhook.coldstart.quickjson", "lichhook.payload",
                    "lichhook.adapters._fields", "lichhook.adapter", "lichhook.contracts"}

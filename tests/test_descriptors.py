@@ -10,7 +10,7 @@ import pytest
 from lichhook import cli, descriptor
 from lichhook.adapter import provider_id_ok
 from lichhook.cli import WORDS
-from lichhook.adapters import BUILTIN, BY_PROVIDER, DESCRIPTORS, VERDICTS
+from lichhook.adapters import BY_PROVIDER, DESCRIPTORS, load
 from lichhook.contracts.session_start import PROVIDERS
 from lichhook.install import harnesses
 
@@ -45,8 +45,8 @@ def test_a_descriptor_says_nothing_that_cannot_be_true(d):
 
 
 def test_what_is_derived_comes_from_the_descriptors():
-    assert list(BUILTIN) == PROVIDER_IDS and all(BUILTIN[d.provider] == d.module for d in DESCRIPTORS)
-    assert VERDICTS == {"antigravity": "{}"}
+    assert list(BY_PROVIDER) == PROVIDER_IDS and all(load(d.provider).provider == d.provider for d in DESCRIPTORS)
+    assert {d.provider: d.verdict() for d in DESCRIPTORS if d.verdict()} == {"antigravity": "{}"}
     assert harnesses.NAMES == tuple(PROVIDER_IDS)
     help_text = cli.usage("python3")
     for d in DESCRIPTORS:
@@ -75,14 +75,16 @@ def test_event_names_with_a_wildcard():
 def test_what_a_descriptor_must_not_say_is_found():
     from lichhook.adapters import Descriptor
 
-    wrong = Descriptor("x", "X", "x", "x:X", "Start", {"Other": ("busy", "exploded")}, {"Gone": "{}"}, (),
-                       (("Start", ("x", "Stop"), None, 5), ("Other", ("x",), None, 5), ("Other", ("rm",), None, 5)),
-                       "")
+    wrong = Descriptor("x", "X", "x", "x:X", "Start", {"Other": ("busy", "exploded"), "*.asked": ("waiting",)},
+                       {"Gone": "{}", "*.asked": "{}"}, (), 5, "", timeouts={"Later": 3}, matchers={"Other": ""},
+                       extra=(("Start", ("wait", "list")), ("Other", ("rm", "-rf"))))
     said = "\n".join(descriptor.problems(wrong, ["wait"]))
     for words in ("start event 'Start'", "unknown report kinds ['exploded']", "a verdict for 'Gone'",
-                  "on an event it does not send", "names another event", "is bare, but Other reports more",
-                  "neither its provider nor a lichhook command"):
+                  "a verdict for '*.asked', which stands for several events",
+                  "a registration detail for 'Later', an event it does not send",
+                  "a registration detail for 'Start'", "'rm -rf' on Other runs no lichhook command"):
         assert words in said, words
+    assert "detail for 'Other'" not in said  # a matcher of an event it sends
 
 
 # --- the seam with the installers ------------------------------------------------------------
@@ -134,3 +136,70 @@ def test_the_js_modules_forward_what_the_descriptors_name():
         source = pkgutil.get_data("lichhook.install", f"js/{provider}.js").decode()
         forwarded = [r.event for r in descriptor.registrations(BY_PROVIDER[provider]) if f'"{r.event}"' in source]
         assert forwarded, provider  # today: the session start; every event once the modules forward them
+
+
+# Every built-in's registrations, as each descriptor listed them row by row before they were
+# derived from its events: the derivation gives exactly these, in this order.
+CLAUDE_START = "startup|resume|clear|compact|fork"
+AGY_WRITERS = "propose_code|file_change|edit_notebook|write_blob|delete_directory|run_command"
+REGISTRATIONS = {
+    "claude": (
+        ("SessionStart", ("claude",), CLAUDE_START, 10),
+        ("SessionStart", ("claude-code", "session-start"), CLAUDE_START, 10),
+        ("UserPromptSubmit", ("claude", "UserPromptSubmit"), None, 10),
+        ("PreToolUse", ("claude", "PreToolUse"), None, 10),
+        ("PostToolUse", ("claude", "PostToolUse"), None, 10),
+        ("Notification", ("claude", "Notification"), None, 10),
+        ("Stop", ("claude", "Stop"), None, 10),
+        ("Stop", ("claude-code", "stop"), None, 10),
+        ("StopFailure", ("claude", "StopFailure"), None, 10),
+        ("PreCompact", ("claude", "PreCompact"), None, 10),
+        ("PostCompact", ("claude", "PostCompact"), None, 10),
+        ("SessionEnd", ("claude", "SessionEnd"), None, 10),
+    ),
+    "codex": (
+        ("SessionStart", ("codex",), None, 5),
+        ("SessionStart", ("codex-waits", "session-start"), None, 5),
+        ("UserPromptSubmit", ("codex", "UserPromptSubmit"), None, 5),
+        ("PreToolUse", ("codex", "PreToolUse"), None, 5),
+        ("PermissionRequest", ("codex", "PermissionRequest"), None, 5),
+        ("PostToolUse", ("codex", "PostToolUse"), None, 5),
+        ("Stop", ("codex", "Stop"), None, 5),
+        ("PreCompact", ("codex", "PreCompact"), None, 5),
+        ("PostCompact", ("codex", "PostCompact"), None, 5),
+        ("SessionEnd", ("codex", "SessionEnd"), None, 3),
+    ),
+    "antigravity": (
+        ("PreInvocation", ("antigravity", "PreInvocation"), None, 5),
+        ("PreToolUse", ("antigravity", "PreToolUse"), "", 5),
+        ("PostToolUse", ("antigravity", "PostToolUse"), AGY_WRITERS, 5),
+        ("Stop", ("antigravity", "Stop"), None, 5),
+    ),
+    "crush": (
+        ("PreToolUse", ("crush", "PreToolUse"), None, 5),
+    ),
+    "opencode": (
+        ("session.created", ("opencode", "session.created"), None, None),
+        ("session.status", ("opencode", "session.status"), None, None),
+        ("tool.execute.before", ("opencode", "tool.execute.before"), None, None),
+        ("tool.execute.after", ("opencode", "tool.execute.after"), None, None),
+        ("*.asked", ("opencode", "*.asked"), None, None),
+        ("session.updated", ("opencode", "session.updated"), None, None),
+        ("file.edited", ("opencode", "file.edited"), None, None),
+    ),
+    "omp": (
+        ("session_start", ("omp", "session_start"), None, None),
+        ("session_switch", ("omp", "session_switch"), None, None),
+        ("session_branch", ("omp", "session_branch"), None, None),
+        ("input", ("omp", "input"), None, None),
+        ("turn_start", ("omp", "turn_start"), None, None),
+        ("tool_call", ("omp", "tool_call"), None, None),
+        ("tool_result", ("omp", "tool_result"), None, None),
+        ("session_stop", ("omp", "session_stop"), None, None),
+    ),
+}
+
+
+@pytest.mark.parametrize("provider", list(REGISTRATIONS))
+def test_each_descriptors_registrations_are_the_rows_it_always_had(provider):
+    assert BY_PROVIDER[provider].registrations == REGISTRATIONS[provider]

@@ -227,12 +227,12 @@ def test_outside_lich_each_event_prints_its_verdict_and_sends_nothing(run, fault
 
 def test_every_verdict_is_the_descriptors(run):
     for harness, descriptor in BY_PROVIDER.items():
-        for event in descriptor.verdicts():
+        for event in (e for e in descriptor.events if e[:1] != "*"):
             done = run(harness, event, stdin=b"{}")
             assert done.stdout.decode() == descriptor.verdict(event), (harness, event)
-    assert BY_PROVIDER["antigravity"].verdicts() == {
+    assert BY_PROVIDER["antigravity"].verdicts == {
         "PreInvocation": "{}", "PreToolUse": ALLOW, "PostToolUse": "{}", "Stop": '{"decision":""}'}
-    assert {d.verdict(e) for h, d in BY_PROVIDER.items() if h != "antigravity" for e in d.verdicts()} == {""}
+    assert {d.verdict(e) for h, d in BY_PROVIDER.items() if h != "antigravity" for e in d.events} == {""}
 
 
 # --- a card's life: titles once, and in order ----------------------------------------------

@@ -20,7 +20,6 @@ import sys
 import threading
 import time
 import urllib.parse
-from importlib import import_module
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,7 +29,7 @@ from testkit.environment import lich_env
 from testkit.hostile import FILE_UNSAFE_IDS, FRAGMENTS, NOT_STRINGS, ODD_LEGAL_IDS
 from lichhook import client, contracts
 from lichhook.contracts import session_start
-from lichhook.adapters import BUILTIN
+from lichhook.adapters import BY_PROVIDER, load
 from lichhook.contracts import provider_session_id_problem
 from lichhook.ids import BadId, wait_node, wait_session_id, wait_who
 from lichhook.lichenv import parse_port
@@ -89,7 +88,7 @@ def adapter_payloads(draw) -> dict:
 
 environs = st.one_of(st.just({}), st.fixed_dictionaries({"CRUSH_SESSION_ID": hostile_text}))
 
-ADAPTERS = {p: import_module(f"lichhook.adapters.{m}").ADAPTER for p, m in BUILTIN.items()}
+ADAPTERS = {p: load(p) for p in BY_PROVIDER}
 
 
 def is_control(ch: str) -> bool:
@@ -227,7 +226,7 @@ def _body(lich_session: str, sid: str, provider: str) -> None:
     assert list(parsed) == ["session_id", "provider_session_id", "provider"]
 
 
-providers = st.sampled_from(sorted(BUILTIN)) | st.from_regex(r"[a-z][a-z0-9_-]{0,31}", fullmatch=True)
+providers = st.sampled_from(sorted(BY_PROVIDER)) | st.from_regex(r"[a-z][a-z0-9_-]{0,31}", fullmatch=True)
 test_every_body_is_the_three_keys = QUICK(given(hostile_text, hostile_text, providers)(_body))
 test_every_body_is_the_three_keys_long = pytest.mark.heavy(LONG(given(hostile_text, hostile_text, providers)(_body)))
 

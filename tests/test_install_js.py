@@ -522,7 +522,7 @@ def test_an_earlier_module_is_read_back(kind, release):
 def descriptor_rows(kind: str) -> list:
     from lichhook.adapters import BY_PROVIDER
 
-    return list(BY_PROVIDER[kind].registration_rows)
+    return list(BY_PROVIDER[kind].registrations)
 
 
 @pytest.mark.parametrize("release", ["first", "flags"])

@@ -11,11 +11,11 @@ from importlib import import_module
 
 import pytest
 
-from lichhook import report
-from lichhook.adapter import provider_id_ok, verdict_of
-from lichhook.adapters import BUILTIN, BY_PROVIDER, VERDICTS
+from lichhook.adapter import provider_id_ok
+from lichhook.adapters import BY_PROVIDER, load
 from lichhook.cli import WORDS
 from lichhook.contracts import RELEASE
+from lichhook.hook import Debug, Hook
 from testkit.environment import lich_env
 
 # provider -> (payload on stdin, id lich must receive, stdout verdict)
@@ -272,50 +272,50 @@ def test_proxy_variables_do_not_divert_the_report(run, standin, fault_server):
 
 # --- resolving a built-in adapter without the pluggy host ------------------------------------
 
-@pytest.mark.parametrize("provider", sorted(BUILTIN))
+def hook(provider, event=None, environ=None):
+    return Hook(provider, event, {} if environ is None else environ, 0.0)
+
+
+@pytest.mark.parametrize("provider", sorted(BY_PROVIDER))
 def test_verdicts_table_matches_each_adapter(provider):
-    adapter = import_module(f"lichhook.adapters.{BUILTIN[provider]}").ADAPTER
-    assert report.builtin_verdict(provider) == VERDICTS.get(provider, "") == (adapter.verdict or "")
+    adapter = load(provider)
+    assert hook(provider).verdict() == BY_PROVIDER[provider].verdict() == (adapter.verdict or "")
     # The report path skips the provider-id check for built-ins: they must pass it.
     assert provider_id_ok(provider) and provider not in WORDS
     # Each event's verdict, from the descriptor without the adapter's module, is the adapter's.
-    for event in list(BY_PROVIDER[provider].verdicts()) + ["permission.asked", "NoSuchEvent"]:
-        assert report.builtin_verdict(provider, event) == verdict_of(adapter, event), (provider, event)
+    for event in list(BY_PROVIDER[provider].events) + ["permission.asked", "NoSuchEvent"]:
+        assert hook(provider, event).verdict() == hook(provider, event).verdict(adapter), (provider, event)
 
 
-def test_verdicts_table_names_only_builtins():
-    assert set(VERDICTS) <= set(BUILTIN)
+def test_an_unknown_provider_has_no_verdict():
+    assert hook("kiro").verdict() == hook("kiro", "Stop").verdict() == ""
 
 
-@pytest.mark.parametrize("provider", sorted(BUILTIN))
+@pytest.mark.parametrize("provider", sorted(BY_PROVIDER))
 def test_fast_resolver_gives_the_hosts_adapter(provider, tmp_path):
-    from lichhook.debug import Debug
     from lichhook.host import find_adapter
-    from lichhook.report import resolve_adapter
 
-    environ = {"LICHHOOK_PLUGIN_DIR": str(tmp_path)}
-    module = report.builtin_module(provider, environ)
-    assert module == BUILTIN[provider]
-    fast = report.builtin_adapter(module)
-    hosted = find_adapter(provider, environ, Debug({}))
-    assert fast is hosted is resolve_adapter(provider, environ, Debug({}))
+    run = hook(provider, environ={"LICHHOOK_PLUGIN_DIR": str(tmp_path)})
+    assert run.unaided()
+    fast = run.adapter()
+    hosted = find_adapter(provider, run.environ, Debug({}))
+    assert fast is hosted is run.adapter(unaided=False) is load(provider)
     assert fast.session_id(fast.sample, {}) == hosted.session_id(hosted.sample, {})
 
 
 def test_the_host_decides_when_a_plugin_could_replace_a_built_in(tmp_path):
     (tmp_path / "anything.py").write_text("")
-    assert report.builtin_module("claude", {"LICHHOOK_PLUGIN_DIR": str(tmp_path)}) == report.HOST
-    assert report.builtin_module("claude", {"LICHHOOK_PLUGIN_DIR": "relative"}) == report.HOST
-    assert report.builtin_module("kiro", {"LICHHOOK_PLUGIN_DIR": str(tmp_path / "none")}) == report.HOST
+    assert not hook("claude", environ={"LICHHOOK_PLUGIN_DIR": str(tmp_path)}).unaided()
+    assert not hook("claude", environ={"LICHHOOK_PLUGIN_DIR": "relative"}).unaided()
+    assert not hook("kiro", environ={"LICHHOOK_PLUGIN_DIR": str(tmp_path / "none")}).unaided()
 
 
 def test_fast_resolver_skips_pluggy(pyz, base_env, tmp_path):
     probe = textwrap.dedent("""
         import sys
         sys.path.insert(0, sys.argv[1])
-        from lichhook.report import resolve_adapter
-        from lichhook.debug import Debug
-        a = resolve_adapter("claude", {"LICHHOOK_PLUGIN_DIR": sys.argv[2]}, Debug({}))
+        from lichhook.hook import Hook
+        a = Hook("claude", None, {"LICHHOOK_PLUGIN_DIR": sys.argv[2]}, 0.0).adapter()
         print(a.provider, "pluggy" in sys.modules, "json" in sys.modules)
     """)
     done = subprocess.run([sys.executable, "-c", probe, str(pyz), str(tmp_path)], capture_output=True, env=base_env)

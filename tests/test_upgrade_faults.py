@@ -127,7 +127,7 @@ def test_on_windows_install_waits_out_a_hook_holding_its_archives(pyz, tmp_path,
     from lichhook import diskio
     from lichhook.install import stable
     from lichhook.install.jsonmerge import ConfigError
-    from lichhook.report import HOOK_SECONDS
+    from lichhook.hook import HOOK_SECONDS
 
     dest = tmp_path / "py3.11" / "lichhook.pyz"
     copy_archive(pyz.read_bytes(), str(dest))

@@ -6,11 +6,13 @@ sends with what each reports and prints, the names of its tools that change file
 registrations and its installer. Everything else asks here (``lichhook.descriptor``
 reads them for the installers, the docs and the tests).
 
-A command hook is registered as the bare ``<provider>`` (the session-start report, as
-every earlier lichhook registered it) when its event reports nothing else, so a user's
-existing entry stays as it is (Codex keys its trust on the entry's text); otherwise it
-names the event: ``<provider> <event>``. The JS modules of opencode and omp name the
-event they forward every time.
+Each event is registered once, in the order of ``events``: a command hook as the bare
+``<provider>`` (the session-start report, as every earlier lichhook registered it) when
+it is the start event and reports nothing else, so a user's existing entry stays as it
+is (Codex keys its trust on the entry's text); otherwise it names the event:
+``<provider> <event>``. The JS modules of opencode and omp name the event they forward
+every time. A descriptor lists only the exceptions: a matcher or a timeout that is not
+the usual, and the lichhook commands (``extra``) registered beside an event's row.
 
 The report path imports this module on every hook: data only, nothing heavy.
 """
@@ -19,9 +21,10 @@ The report path imports this module on every hook: data only, nothing heavy.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterator, Optional, Sequence, Tuple
+    from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
     RegistrationRow = Tuple[str, Tuple[str, ...], Optional[str], Optional[int]]
+    Extra = Tuple[Tuple[str, Tuple[str, ...]], ...]
 
 
 class Descriptor:
@@ -31,28 +34,46 @@ class Descriptor:
     words of ``lichhook.descriptor.REPORT_KINDS``); a ``*suffix`` key stands for every
     event ending so (opencode's ``*.asked``). ``verdicts`` holds the exact stdout of each
     event that needs one (none: nothing is printed). ``writers`` are the harness's own
-    names of the tools that change files. ``registrations`` are the hook entries its
-    installer writes, ``(event, command words, matcher, timeout)``
-    (``lichhook.descriptor.registrations`` reads them as objects). Plain data: the report
-    path reads a descriptor on every hook.
+    names of the tools that change files. ``timeout`` is its hooks' timeout in seconds
+    (None: a JS module, which forwards every event by name and has none), ``timeouts``
+    and ``matchers`` the events' own where they differ, ``extra`` the ``(event, command
+    words)`` of lichhook commands registered beside an event. Plain data: the report path
+    reads a descriptor on every hook.
     """
 
-    __slots__ = ("provider", "title", "module", "installer", "start_event", "events", "verdicts_by_event",
-                 "writers", "registration_rows", "usage")
+    __slots__ = ("provider", "title", "module", "installer", "start_event", "events", "verdicts",
+                 "writers", "timeout", "timeouts", "matchers", "extra", "usage")
 
     def __init__(self, provider: str, title: str, module: str, installer: str, start_event: str,
                  events: "Dict[str, Tuple[str, ...]]", verdicts: "Dict[str, str]", writers: "Sequence[str]",
-                 registrations: "Sequence[RegistrationRow]", usage: str) -> None:
+                 timeout: "Optional[int]", usage: str, timeouts: "Optional[Dict[str, int]]" = None,
+                 matchers: "Optional[Dict[str, str]]" = None, extra: "Extra" = ()) -> None:
         self.provider = provider
         self.title = title
         self.module = module  # lichhook.adapters.<module> holds ADAPTER
         self.installer = installer  # "module:Class" under lichhook.install
         self.start_event = start_event  # the event a bare `<provider>` is registered on
         self.events = events
-        self.verdicts_by_event = verdicts
+        self.verdicts = verdicts
         self.writers = tuple(writers)
-        self.registration_rows = tuple(registrations)
+        self.timeout = timeout
+        self.timeouts = timeouts or {}
+        self.matchers = matchers or {}
+        self.extra = extra
         self.usage = usage  # one line for the help text: how the harness runs lichhook
+
+    @property
+    def registrations(self) -> "Tuple[RegistrationRow, ...]":
+        """The hook entries its installer writes, ``(event, command words, matcher,
+        timeout)`` (``lichhook.descriptor.registrations`` reads them as objects); made
+        when asked, since only the installers and the tests ask."""
+        rows: "List[RegistrationRow]" = []
+        for event in self.events:
+            bare = self.timeout is not None and event == self.start_event and self.events[event] == ("start",)
+            matcher, timeout = self.matchers.get(event), self.timeouts.get(event, self.timeout)
+            rows.append((event, (self.provider,) if bare else (self.provider, event), matcher, timeout))
+            rows += [(event, words, matcher, timeout) for on, words in self.extra if on == event]
+        return tuple(rows)
 
     def spec(self, event: "Optional[str]") -> "Optional[Tuple[str, ...]]":
         """The reports ``event`` can give (None: the bare command's start event), or None
@@ -79,11 +100,7 @@ class Descriptor:
     def verdict(self, event: "Optional[str]" = None) -> str:
         """What the hook prints for ``event`` (None: the bare command)."""
         name = self.name_of(self.start_event if event is None else event)
-        return self.verdicts_by_event.get(name, "") if name else ""
-
-    def verdicts(self) -> "Dict[str, str]":
-        """event -> what the hook prints, for every event named exactly."""
-        return {name: self.verdicts_by_event.get(name, "") for name in self.events if name[:1] != "*"}
+        return self.verdicts.get(name, "") if name else ""
 
     def __contains__(self, event: object) -> bool:  # the events it takes, for `in`
         return isinstance(event, str) and self.name_of(event) is not None
@@ -97,10 +114,6 @@ class Descriptor:
 
 _CLAUDE_START = "startup|resume|clear|compact|fork"  # every source can bring a new id
 _AGY_WRITERS = ("propose_code", "file_change", "edit_notebook", "write_blob", "delete_directory", "run_command")
-_OPENCODE_EVENTS = ("session.created", "session.status", "tool.execute.before", "tool.execute.after",
-                    "*.asked", "session.updated", "file.edited")
-_OMP_EVENTS = ("session_start", "session_switch", "session_branch", "input", "turn_start", "tool_call",
-               "tool_result", "session_stop")
 
 DESCRIPTORS = (
     Descriptor(
@@ -123,20 +136,9 @@ DESCRIPTORS = (
         },
         verdicts={},
         writers=("Edit", "Write", "NotebookEdit", "Bash"),
-        registrations=(
-            ("SessionStart", ("claude",), _CLAUDE_START, 10),
-            ("SessionStart", ("claude-code", "session-start"), _CLAUDE_START, 10),
-            ("UserPromptSubmit", ("claude", "UserPromptSubmit"), None, 10),
-            ("PreToolUse", ("claude", "PreToolUse"), None, 10),
-            ("PostToolUse", ("claude", "PostToolUse"), None, 10),
-            ("Notification", ("claude", "Notification"), None, 10),
-            ("Stop", ("claude", "Stop"), None, 10),
-            ("Stop", ("claude-code", "stop"), None, 10),
-            ("StopFailure", ("claude", "StopFailure"), None, 10),
-            ("PreCompact", ("claude", "PreCompact"), None, 10),
-            ("PostCompact", ("claude", "PostCompact"), None, 10),
-            ("SessionEnd", ("claude", "SessionEnd"), None, 10),
-        ),
+        timeout=10,
+        matchers={"SessionStart": _CLAUDE_START},
+        extra=(("SessionStart", ("claude-code", "session-start")), ("Stop", ("claude-code", "stop"))),
         usage="command hooks in ~/.claude/settings.json",
     ),
     Descriptor(
@@ -158,18 +160,9 @@ DESCRIPTORS = (
         },
         verdicts={},
         writers=("apply_patch", "Edit", "Write", "Bash"),
-        registrations=(
-            ("SessionStart", ("codex",), None, 5),
-            ("SessionStart", ("codex-waits", "session-start"), None, 5),
-            ("UserPromptSubmit", ("codex", "UserPromptSubmit"), None, 5),
-            ("PreToolUse", ("codex", "PreToolUse"), None, 5),
-            ("PermissionRequest", ("codex", "PermissionRequest"), None, 5),
-            ("PostToolUse", ("codex", "PostToolUse"), None, 5),
-            ("Stop", ("codex", "Stop"), None, 5),
-            ("PreCompact", ("codex", "PreCompact"), None, 5),
-            ("PostCompact", ("codex", "PostCompact"), None, 5),
-            ("SessionEnd", ("codex", "SessionEnd"), None, 3),  # Codex clamps it to 3 s
-        ),
+        timeout=5,
+        timeouts={"SessionEnd": 3},  # Codex clamps it to 3 s
+        extra=(("SessionStart", ("codex-waits", "session-start")),),
         usage="command hooks in ~/.codex/hooks.json",
     ),
     Descriptor(
@@ -189,12 +182,8 @@ DESCRIPTORS = (
         verdicts={"PreInvocation": "{}", "PreToolUse": '{"decision":"allow"}', "PostToolUse": "{}",
                   "Stop": '{"decision":""}'},
         writers=_AGY_WRITERS,
-        registrations=(
-            ("PreInvocation", ("antigravity", "PreInvocation"), None, 5),
-            ("PreToolUse", ("antigravity", "PreToolUse"), "", 5),
-            ("PostToolUse", ("antigravity", "PostToolUse"), "|".join(_AGY_WRITERS), 5),
-            ("Stop", ("antigravity", "Stop"), None, 5),
-        ),
+        timeout=5,
+        matchers={"PreToolUse": "", "PostToolUse": "|".join(_AGY_WRITERS)},
         usage="a plugin folder, ~/.gemini/config/plugins/lichhook/",
     ),
     Descriptor(
@@ -209,7 +198,7 @@ DESCRIPTORS = (
         },
         verdicts={},
         writers=("edit", "write", "multiedit", "bash"),  # fires before the write
-        registrations=(("PreToolUse", ("crush", "PreToolUse"), None, 5),),
+        timeout=5,
         usage="a hook in Crush's global crush.json or crushrc",
     ),
     Descriptor(
@@ -229,7 +218,7 @@ DESCRIPTORS = (
         },
         verdicts={},
         writers=(),  # file.edited says it
-        registrations=tuple((e, ("opencode", e), None, None) for e in _OPENCODE_EVENTS),
+        timeout=None,
         usage="a plugin module, ~/.config/opencode/plugin/lich.js, runs one `opencode --serve`",
     ),
     Descriptor(
@@ -250,16 +239,18 @@ DESCRIPTORS = (
         },
         verdicts={},
         writers=("write", "edit", "bash", "notebook"),
-        registrations=tuple((e, ("omp", e), None, None) for e in _OMP_EVENTS),
+        timeout=None,
         usage="an extension module, ~/.omp/agent/extensions/lich.js, runs one `omp --serve`",
     ),
 )
 
+# provider id -> its descriptor, in the order `adapters`, `demo` and `install` list them.
 BY_PROVIDER = {d.provider: d for d in DESCRIPTORS}
 
-# provider id -> adapter module name, in the order `adapters`, `demo` and `install` list them.
-BUILTIN = {d.provider: d.module for d in DESCRIPTORS}
 
-# provider id -> what its bare command prints, where not empty: a hook run outside lich
-# prints only this, without loading the adapter's module.
-VERDICTS = {d.provider: d.verdict() for d in DESCRIPTORS if d.verdict()}
+def load(provider: str) -> object:
+    """The built-in adapter for ``provider`` (a key of BY_PROVIDER): the ``ADAPTER`` of its
+    module, imported now. The one loader of a built-in, for the report path and the host."""
+    from importlib import import_module
+
+    return import_module("lichhook.adapters." + BY_PROVIDER[provider].module).ADAPTER

@@ -42,14 +42,11 @@ class BuiltinAdapter(Adapter):
 
     @property
     def verdicts(self) -> "Mapping[str, str]":  # type: ignore[override]
-        return self.descriptor.verdicts()
+        return self.descriptor.verdicts
 
     @property
     def events(self) -> "Container[str]":  # type: ignore[override]
         return self.descriptor  # a Container of the event words it takes
-
-    def verdict_for(self, event: str) -> str:
-        return self.descriptor.verdict(event)
 
     def writes_files(self, tool: "Optional[str]") -> bool:
         return tool in self.descriptor.writers

@@ -190,7 +190,7 @@ class Antigravity(harness.EntryHarness):
                 registered = None
         return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows)]
 
-    def registrations(self, target: Target) -> List[harness.Found]:
+    def registrations(self, target: Target) -> List[harness.Registered]:
         return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,
                                      wanted=self.wanted(target), flat=FLAT_EVENTS)
 

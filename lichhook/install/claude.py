@@ -87,7 +87,7 @@ class Claude(pluginroute.PluginRouted):
         facts = modload.examine(self, self.mcp_path(), os.getcwd())
         return facts, modload.verdict(facts, self.mcp_path())
 
-    def registrations(self, target: Target) -> List[harness.Found]:
+    def registrations(self, target: Target) -> List[harness.Registered]:
         return (harness.found_in_json(self.settings_path(), target, wanted=self.wanted(target))
                 + harness.found_in_json(self.mcp_path(), target, table=(),
                                         server=(("mcpServers",), "lichhook", harness.server_entry(target)))

@@ -424,7 +424,7 @@ def _uninstall(argv: List[str]) -> int:
 
 
 def copy_users(env: Env, target: Target) -> tuple:
-    """({archive copy: [(harness name, Found)]}, [why it cannot be told]) over every
+    """({archive copy: [(harness name, Registered)]}, [why it cannot be told]) over every
     harness's configs: which copies a registration runs, and with which Python."""
     users: Dict[str, list] = {}
     unknown = []

@@ -115,14 +115,14 @@ class Codex(pluginroute.PluginRouted):
     def notes(self, target: Target) -> List[str]:
         return list(self._notes)
 
-    def registrations(self, target: Target) -> List[harness.Found]:
+    def registrations(self, target: Target) -> List[harness.Registered]:
         found = harness.found_in_json(self.hooks_path(), target, wanted=self.wanted(target))
         raw = files.read(self.toml_path())
         if raw is not None:
             seen = tomlconfig.registration(raw, self.toml_path(), target)
             if seen is not None:
                 text, python, archive, ours, additions = seen
-                found.append(harness.Found(self.toml_path(), "mcp_servers.lichhook", text, python, archive,
+                found.append(harness.Registered(self.toml_path(), "mcp_servers.lichhook", text, python, archive,
                                            ours, additions))
 
         return found + pluginroute.registrations(self, target)

@@ -174,7 +174,7 @@ class Crush(harness.EntryHarness):
         command = lichtools.crush_command(text[text.index(begin):]) if begin else None
         return [lichtools.check(self.name, harness_claim(self), command, self.env.environ, self.env.windows)]
 
-    def registrations(self, target: Target) -> List[harness.Found]:
+    def registrations(self, target: Target) -> List[harness.Registered]:
         wanted = self.wanted(target)
         found = harness.found_in_json(self.json_path(), target, wanted=wanted,
                                       flat=True, server=(("mcp",), "lichhook", harness.server_entry(target)))
@@ -188,7 +188,7 @@ class Crush(harness.EntryHarness):
                 event = _event_word(line) or "?"
                 command = _command_word(line)
                 if command is None:
-                    found.append(harness.Found(self.rc_path(), event, line, None, None))
+                    found.append(harness.Registered(self.rc_path(), event, line, None, None))
                     continue
                 python, archive, foreign = harness.read_words(quoting.split_words(command))
                 ours = target.owns(command)
@@ -199,7 +199,7 @@ class Crush(harness.EntryHarness):
                     added = (entries.Line("sh").additions_text(command, target, match[1]) if match is not None
                              else [f"a command lichhook cannot update: {command!r}"])
                     words = match[0].sub if match is not None and match[1] == match[0].sub else None
-                found.append(harness.Found(self.rc_path(), event, command, python, archive, ours, added, words,
+                found.append(harness.Registered(self.rc_path(), event, command, python, archive, ours, added, words,
                                            foreign))
         return found
 

@@ -38,10 +38,10 @@ class Problem(NamedTuple):
     broken: bool = False
 
 
-Found = Union[Problem, Tuple[str, str, str]]
+Finding = Union[Problem, Tuple[str, str, str]]
 
 
-def grouped(problems: Iterable[Found]) -> List[Tuple[Problem, List[str]]]:
+def grouped(problems: Iterable[Finding]) -> List[Tuple[Problem, List[str]]]:
     """(the first problem, every text) per harness, cause and fix, in the order found."""
     groups: Dict[tuple, Tuple[Problem, List[str]]] = {}
     for found in problems:
@@ -58,7 +58,7 @@ def said(p: Problem, texts: Sequence[str]) -> str:
     return f"{len(texts)} {p.cause}" if p.cause and len(texts) > 1 else texts[0]
 
 
-def problem_lines(problems: Iterable[Found], lead: str = "problem: ", fix: str = "Fix: ") -> List[str]:
+def problem_lines(problems: Iterable[Finding], lead: str = "problem: ", fix: str = "Fix: ") -> List[str]:
     return [f"{lead}{p.harness}: {said(p, texts)}. {fix}{p.fix}" for p, texts in grouped(problems)]
 
 
@@ -140,7 +140,7 @@ def state_of(harness: Mapping[str, object], problems: Sequence[Tuple[Problem, Li
     return OK if harness["registered"] != "no" or harness["lich_reads"] else ABSENT
 
 
-def doctor_json(report: Dict[str, object], problems: Sequence[Found]) -> Dict[str, object]:
+def doctor_json(report: Dict[str, object], problems: Sequence[Finding]) -> Dict[str, object]:
     """doctor's findings as doctor --json prints them (docs/schemas/doctor.json)."""
     groups = grouped(problems)
     harnesses = [dict(h, state=state_of(h, groups)) for h in report["harnesses"]]  # type: ignore[attr-defined]

@@ -53,7 +53,7 @@ class Env:
         return shutil.which(program, path=self.environ.get("PATH", os.defpath))
 
 
-class Found:
+class Registered:
     """One lichhook registration seen in a harness's config, for ``doctor``.
     ``additions``: what the user added to or changed in it, in words; ``words``:
     lichhook's subcommand words of the registration it is, as this release writes them
@@ -103,7 +103,7 @@ class Harness:
     def uninstall(self, target: Target) -> List[Edit]:
         raise NotImplementedError
 
-    def registrations(self, target: Target) -> List[Found]:
+    def registrations(self, target: Target) -> List[Registered]:
         """lichhook's entries in this harness's configs. Raises ConfigError when a config
         that could hold one cannot be read: then nobody can say none runs the archive."""
         return []
@@ -139,7 +139,7 @@ class Harness:
         hooks live in a module of lichhook's, not in entries of a config)."""
         return {}
 
-    def missing(self, target: Target, found: Sequence[Found]) -> List[str]:
+    def missing(self, target: Target, found: Sequence[Registered]) -> List[str]:
         """The registrations none of ``found`` is, as written by this release, in
         words ("PreToolUse ('claude PreToolUse')")."""
         have = {(f.label, f.words) for f in found if f.ours}
@@ -289,12 +289,12 @@ def found_entry(found: list, path: str, label: str, node: entries.Node, target: 
                 added = entries.additions(node, w, target)
                 words = w.sub if written == w.sub else None
                 break
-    found.append(Found(path, label, text.replace("\n", " "), python, archive, ours, added, words, foreign))
+    found.append(Registered(path, label, text.replace("\n", " "), python, archive, ours, added, words, foreign))
 
 
 def found_in_json(path: str, target: Target, table: Sequence[str] = ("hooks",),
                   wanted: Optional[Dict[str, List[entries.Wanted]]] = None, flat: entries.Flat = False,
-                  server: Optional[tuple] = None) -> List[Found]:
+                  server: Optional[tuple] = None) -> List[Registered]:
     """lichhook's handlers under every event of ``table`` and, with ``server`` =
     (table, name, Wanted), its MCP server. ``flat``: whether an event's list holds the
     handlers themselves rather than matcher groups (True, False, or the events that do).

@@ -141,7 +141,7 @@ class JsModuleHarness(harness.Harness):
     def uninstall(self, target: Target) -> List[files.Edit]:
         return [owned.remove_owned(path, owned.holding(MARKER)) for path in (self.module_path(), self.earlier_path())]
 
-    def registrations(self, target: Target) -> List[harness.Found]:
+    def registrations(self, target: Target) -> List[harness.Registered]:
         found = []
         for path in (self.module_path(), self.earlier_path()):
             raw = files.read(path)
@@ -155,7 +155,7 @@ class JsModuleHarness(harness.Harness):
             else:
                 command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "--serve"])
                 command += f", on {', '.join(events) or 'no event'}"
-            found.append(harness.Found(path, "module", command, python, archive, ours))
+            found.append(harness.Registered(path, "module", command, python, archive, ours))
         return found
 
 
@@ -272,7 +272,7 @@ class Omp(JsModuleHarness):
             registered = _lich_command(self.mcp_path())
         return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows, whole=True)]
 
-    def registrations(self, target: Target) -> List[harness.Found]:
+    def registrations(self, target: Target) -> List[harness.Registered]:
         return (super().registrations(target)
                 + harness.found_in_json(self.mcp_path(), target, table=(),
                                         server=(("mcpServers",), "lichhook", harness.server_entry(target, stdio_type=False))))

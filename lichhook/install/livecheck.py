@@ -26,17 +26,16 @@ import time
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from lichhook._version import TESTED_PYTHONS
-from lichhook.adapter import Event, Report, verdict_of
-from lichhook.adapters import BUILTIN
+from lichhook.adapter import Event, Report, reports_of, verdict_of
+from lichhook.adapters import BY_PROVIDER, load
 from lichhook.contracts import outgoing
-from lichhook.debug import Debug
+from lichhook.hook import Debug
 from lichhook.demo import life_of as demo_life
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
-from lichhook.install.harness import Found
+from lichhook.install.harness import Registered
 from lichhook.install.quoting import split_words
 from lichhook.lichenv import lich_target
-from lichhook.report import builtin_adapter, made
 from lichhook.standin import StandIn
 
 # Per command: a hook answers within about 1 s once started; the rest is an interpreter
@@ -109,10 +108,9 @@ class LiveCheck:
         """Whose sample payloads a registration of ``provider`` is given: the built-in
         adapter's, written as the harness writes its payloads, even when a plugin serves
         the provider; else the serving adapter's."""
-        module = BUILTIN.get(provider)
-        return builtin_adapter(module) if module else self.adapter(provider)
+        return load(provider) if provider in BY_PROVIDER else self.adapter(provider)
 
-    def check(self, found: Found, windows: bool = False) -> Outcome:
+    def check(self, found: Registered, windows: bool = False) -> Outcome:
         """Run ``found`` live; its outcome."""
         argv = command_of(found, windows)
         if argv is None:
@@ -132,7 +130,7 @@ class LiveCheck:
 
     # -- the kinds of registration ---------------------------------------------------------
 
-    def _hook(self, found: Found, argv: List[str], provider: str, event: Optional[str]) -> Outcome:
+    def _hook(self, found: Registered, argv: List[str], provider: str, event: Optional[str]) -> Outcome:
         adapter = self.adapter(provider)
         if adapter is None:
             return Outcome(f"run:     not run (no adapter here serves provider {provider!r})")
@@ -140,7 +138,7 @@ class LiveCheck:
         payload = sample_payload(self.samples(provider) or adapter, event, folder)
         return self._judge(found, argv, adapter, provider, event, payload, folder)
 
-    def _module(self, found: Found, argv: List[str], words: Tuple[str, ...]) -> Outcome:
+    def _module(self, found: Registered, argv: List[str], words: Tuple[str, ...]) -> Outcome:
         """A harness that loads lichhook's module (opencode, omp): the module runs
         ``<provider> <event>`` per harness event; each event of a sample session is run."""
         provider = words[0]
@@ -164,7 +162,7 @@ class LiveCheck:
         return Outcome(f"run:     {len(outcomes)} events of a sample session, each exit 0, reports accepted, "
                        "stdout as the module reads it")
 
-    def _waits_hook(self, found: Found, argv: List[str], words: Tuple[str, ...]) -> Outcome:
+    def _waits_hook(self, found: Registered, argv: List[str], words: Tuple[str, ...]) -> Outcome:
         provider, event = WAITS_HOOKS[words]  # type: ignore[index]
         source = self.samples(provider)
         folder = self._folder(provider)
@@ -223,7 +221,7 @@ class LiveCheck:
 
     # -- running and judging ----------------------------------------------------------------
 
-    def _judge(self, found: Found, argv: List[str], adapter: object, provider: str, event: Optional[str],
+    def _judge(self, found: Registered, argv: List[str], adapter: object, provider: str, event: Optional[str],
                payload: dict, folder: str) -> Outcome:
         env = self._env(folder)
         expected = expected_reports(adapter, provider, event, payload, env)
@@ -259,7 +257,7 @@ class LiveCheck:
                 if accepted else "sends nothing for this sample, as the adapter decides")
         return Outcome(f"run:     exit 0; {sent}; stdout as the contract asks ({shown(ran.stdout)})")
 
-    def _failed(self, found: Found, ran: Ran, kind: str, what: Optional[str] = None,
+    def _failed(self, found: Registered, ran: Ran, kind: str, what: Optional[str] = None,
                 records: Sequence[dict] = ()) -> Outcome:
         """A run that would leave its harness with nothing: the problem, and the fix's tail
         (doctor puts the install command before it)."""
@@ -329,7 +327,7 @@ def _text(data: object) -> str:
     return data if isinstance(data, str) else ""
 
 
-def command_of(found: Found, windows: bool = False) -> Optional[List[str]]:
+def command_of(found: Registered, windows: bool = False) -> Optional[List[str]]:
     """The argv the registration runs: its words as its harness splits them."""
     if not found.python or not found.archive:
         return None
@@ -375,7 +373,7 @@ def expected_reports(adapter: object, provider: str, event: Optional[str], paylo
         return 0
     happened = Event(provider, event or "", payload, environ)
     try:
-        reports = made(adapter, happened, event is None, Debug({}))
+        reports = reports_of(adapter, happened, event is None) or []
     except Exception:
         return 0
     count = 0

@@ -24,7 +24,7 @@ import os
 from typing import Dict, List, Optional, Set
 
 from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout, stable, tomlconfig
-from lichhook.install.harness import Found, Harness
+from lichhook.install.harness import Registered, Harness
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.claim import harness_claim
 from lichhook.install.target import Target
@@ -218,13 +218,13 @@ def remove(h: Harness) -> List[str]:
     return [f"plugin: removed {lichplugin.KEY} and its marketplace through `{h.name} plugin`"]
 
 
-def registrations(h: Harness, target: Target) -> List[Found]:
+def registrations(h: Harness, target: Target) -> List[Registered]:
     """The hooks and MCP server of lichhook's plugin as the harness installed it (its
     copy in the harness's plugin cache), read as the config route's entries are."""
     return [f for root in plugin_roots(h) for f in _registrations_in(h, root, target)]
 
 
-def _registrations_in(h: Harness, root: str, target: Target) -> List[Found]:
+def _registrations_in(h: Harness, root: str, target: Target) -> List[Registered]:
     hooks = os.path.join(root, *(pluginlayout.CLAUDE_HOOKS if h.name == "claude" else pluginlayout.CODEX_HOOKS
                                  ).split("/"))
     mcp = os.path.join(root, pluginlayout.CLAUDE_MCP if h.name == "claude" else pluginlayout.CODEX_MCP)
@@ -297,7 +297,7 @@ def beside_config(h: Harness) -> List[lichplugin.Sighting]:
                                 lichplugin.REMOVE[h.name], "") for root in plugin_roots(h)]
 
 
-def twice(h: Harness, found: List[Found]) -> Optional[tuple]:
+def twice(h: Harness, found: List[Registered]) -> Optional[tuple]:
     """(problem, fix) when lichhook's plugin and lichhook's config entries (``found``
     outside the plugin) both run in ``h``: every report would be sent twice."""
     try:

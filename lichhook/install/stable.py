@@ -28,7 +28,7 @@ from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.ownership import Owners
 from lichhook.coldstart import user_data_dir
 from lichhook.trust import nearest_existing, untrusted
-from lichhook.report import HOOK_SECONDS
+from lichhook.hook import HOOK_SECONDS
 from lichhook.selfcmd import running_archive
 
 # How long a copy waits on Windows for the programs holding its archives open to let go.

@@ -77,7 +77,7 @@ def is_launcher(word: object) -> bool:
     """Whether ``word`` is a launcher lichhook writes (for any verdict)."""
     if not isinstance(word, str) or not word.startswith(_LAUNCHER):
         return False
-    return word == launcher() or any(word == launcher(v) for d in BY_PROVIDER.values() for v in d.verdicts().values())
+    return word == launcher() or any(word == launcher(v) for d in BY_PROVIDER.values() for v in d.verdicts.values())
 
 
 def options_end(words: list, start: int) -> int:

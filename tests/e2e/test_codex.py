@@ -63,7 +63,7 @@ def test_codex_lists_the_lichhook_mcp_server(codex):
 
 CODEX = next(d for d in DESCRIPTORS if d.provider == "codex")
 # lichhook's Codex hooks, by the words each runs: every row of Codex's descriptor.
-OURS = {" ".join(words): event for event, words, _, _ in CODEX.registration_rows}
+OURS = {" ".join(words): event for event, words, _, _ in CODEX.registrations}
 
 
 def trust_lines(box) -> dict:
