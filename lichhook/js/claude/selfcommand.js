@@ -30,11 +30,14 @@ const notes = {
 
 // Four hooks; each gives Claude Code its own answer back on anything it does not take.
 export function selfCommand(on, s) {
-  const pass = ($, e, next) => next(e);
-  on("tool.describe", { tool: SKILL }, ($, e, next) => described($, e, next, s, () => notes.skill)).catch(pass);
-  on("tool.describe", { tool: CONTROL }, ($, e, next) => described($, e, next, s, () => notes.control(s.env.session))).catch(pass);
-  on("tool.call", { tool: SKILL }, ($, e, next) => skillCalled($, e, next, s)).catch(pass);
-  on("tool.call", { tool: CONTROL }, ($, e, next) => controlCalled($, e, next, s)).catch(pass);
+  on("tool.describe", { tool: SKILL }, ($, e, next) => described($, e, next, s, () => notes.skill)).catch(passOn);
+  on("tool.describe", { tool: CONTROL }, ($, e, next) => described($, e, next, s, () => notes.control(s.env.session))).catch(passOn);
+  on("tool.call", { tool: SKILL }, ($, e, next) => skillCalled($, e, next, s)).catch(passOn);
+  on("tool.call", { tool: CONTROL }, ($, e, next) => controlCalled($, e, next, s)).catch(passOn);
+}
+
+function passOn($, e, next) {
+  return next(e);
 }
 
 // The tools were described before the session knew it was in lich: describe them again.
