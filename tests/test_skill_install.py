@@ -49,7 +49,16 @@ def test_the_plugin_carries_the_skill_with_the_installed_lichhook_and_uninstall_
         assert json.loads((root / ".codex-plugin" / "plugin.json").read_text())["skills"] == "./skills/"
     market = box.home / ".local" / "share" / "lichhook" / "marketplace" / name
     assert (market / "skills" / "theme" / "SKILL.md").read_bytes() == skill
+    doctor = box.lichhook("doctor", "--verbose").stdout.decode()
+    assert f"skills: theme, in {root / 'skills'}" in doctor and "theme skill is missing" not in doctor, doctor
+    (root / "skills" / "theme" / "SKILL.md").write_bytes(skill.replace(b"lich", b"lych"))
+    doctor = box.lichhook("doctor").stdout.decode()
+    assert f"problem: {name}: the theme skill is missing or changed" in doctor, doctor
+    assert f"Fix: run uninstall {name}, then install {name}" in doctor, doctor
+    assert box.lichhook("uninstall", name).returncode == 0 and box.lichhook("install", name).returncode == 0
+    assert (box.plugin_roots()[0] / "skills" / "theme" / "SKILL.md").read_bytes() == skill
 
+    (root,) = box.plugin_roots()
     mine = market / "skills" / "mine" / "SKILL.md"  # the user's own, beside lichhook's
     mine.parent.mkdir()
     mine.write_text("---\nname: mine\ndescription: mine\n---\n")
@@ -68,6 +77,11 @@ def test_antigravitys_plugin_folder_carries_the_skill_and_keeps_the_users(run, h
     assert "lichhook.pyz" in command and "hooks.pyz" not in command
     checks_a_theme(command, base_env)
     before = skill.read_bytes()
+    assert run("install", "antigravity").returncode == 0 and skill.read_bytes() == before
+    assert f"skills: theme, in {skill.parent.parent}" in run("doctor", "--verbose").stdout.decode()
+    skill.unlink()
+    assert "problem: antigravity: the theme skill is missing or changed. Fix: run install antigravity again" in \
+        run("doctor").stdout.decode()
     assert run("install", "antigravity").returncode == 0 and skill.read_bytes() == before
 
     other = folder / "skills" / "other" / "SKILL.md"

@@ -197,7 +197,8 @@ class Antigravity(harness.EntryHarness):
                 registered = servers.get(lichtools.NAME, {}).get("command")
             except (ValueError, AttributeError):
                 registered = None
-        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows)]
+        return [lichtools.check(self.name, registered, self.env.environ, self.env.windows),
+                skills.check(self.plugin_dir(), skills.command(target), f"run install {self.name} again")]
 
     def registrations(self, target: Target) -> List[harness.Found]:
         return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,

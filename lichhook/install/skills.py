@@ -8,9 +8,11 @@ release the archive inside the plugin, which Claude Code names ``${CLAUDE_PLUGIN
 
 from __future__ import annotations
 
+import os
 import pkgutil
 from typing import Dict
 
+from lichhook.install.files import read
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.target import Target
 
@@ -40,3 +42,12 @@ def files(run: str) -> Dict[str, bytes]:
 
 def ours(raw: bytes) -> bool:
     return SIGNATURE in raw
+
+
+def check(root: str, run: str, fix: str) -> tuple:
+    """doctor's (line, problem, fix) about the skills in the plugin folder ``root``."""
+    changed = [rel for rel, data in sorted(files(run).items()) if read(os.path.join(root, *rel.split("/"))) != data]
+    if not changed:
+        return f"skills: theme, in {os.path.join(root, FOLDER)}", None, None
+    return (f"skills: {', '.join(changed)} in {root} is missing or not what lichhook writes",
+            "the theme skill is missing or changed", fix)
