@@ -1,8 +1,9 @@
-"""What the model reaches through Claude Code's skills, in the real Claude Code (the pinned
-2.1.332, its TUI against the fake model, lichhook installed through the plugin route, lich's
-stand-in): a built-in slash command of the session's own, asked for through the Skill tool,
-runs once the turn has ended (lichhook/js/claude/selfcommand.js); and ``/lich:theme`` is
-lichhook's theme skill, with the installed lichhook's theme check written in."""
+"""What the model reaches through skills, in the real harnesses (Claude Code 2.1.332's TUI and
+Codex 0.171.0 against the fake model, lichhook installed through the plugin route, lich's
+stand-in): a built-in slash command of the session's own, asked for through Claude Code's
+Skill tool, runs once the turn has ended (lichhook/js/claude/selfcommand.js); and
+``/lich:theme`` is lichhook's theme skill, with the installed lichhook's theme check written
+in, in Claude Code and in Codex."""
 
 from __future__ import annotations
 
@@ -58,3 +59,15 @@ def test_claude_codes_validator_takes_the_release_with_its_mods_and_skill(sandbo
     out = (done.stdout + done.stderr).decode("utf-8", "replace")
     assert "Validation passed" in out and "error" not in out.lower(), out
     assert "tool.call{tool=Skill}" in out and "tool.call{tool=mcp__lich__control_session}" in out, out
+
+
+def test_codex_offers_lich_theme_from_lichhooks_plugin(sandbox):
+    """Codex 0.171.0 lists a plugin's skills in what the model reads: `codex debug
+    prompt-input` renders it, as lichhook's plugin (its manifest names "skills") installed it."""
+    box = sandbox("codex").plugin_route()
+    box.install()
+    done = box.run(["codex", "debug", "prompt-input", "hi"], lich=False, timeout=120)
+    out = (done.stdout + done.stderr).decode("utf-8", "replace")
+    assert done.returncode == 0, out
+    assert "- lich:theme: Make, port or repair a colour theme for lich" in out, out
+    assert "/skills/theme/SKILL.md)" in out, out
