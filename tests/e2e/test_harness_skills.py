@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from testkit import lichcli
 from testkit.models import text, tool_call
 from test_claude_mods import attached, states, tui_session, waited
 
@@ -34,6 +35,32 @@ def test_the_models_skill_call_for_a_built_in_runs_it_after_the_turn(sandbox):
                for b in answered), box.model.log()[-3000:]
     skill_tool = next(t for b in answered for t in b.get("tools", []) if t.get("name") == "Skill")
     assert "In this lich session a built-in slash command of Claude Code" in skill_tool["description"]
+
+
+def test_control_session_aimed_at_itself_by_its_label_runs_its_own_built_in(sandbox, tmp_path):
+    """lich's tools from lich's MCP server (the stand-in CLI's `mcp`, which refuses a session
+    controlling itself as lich does), the session named by the label `lich whoami` gives it."""
+    box = tui_session(sandbox)
+    record = tmp_path / "calls.jsonl"
+    lich = lichcli.install(tmp_path / "lich bin", record)
+    box.env["LICH_BIN"] = str(lich)
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"lich": {"command": str(lich), "args": ["mcp"]}}}))
+    box.model.script(tool_call("mcp__lich__control_session", {"session": "Me", "action": "command", "value": "/compact"}),
+                     text("Queued; ending the turn."))
+    with box.harness.tui(box, "--mcp-config", str(config), "--allowedTools", "mcp__lich__control_session") as tui:
+        attached(box)
+        tui.type_line("compact yourself")
+        tui.wait_for(r"Queued; ending the turn\.", 90)
+        after = waited(lambda: (lambda s: s[s.index("compacting"):] if "compacting" in s and "done" in
+                                s[s.index("compacting"):] else None)(states(box)), 90, "compacting then done", box)
+        assert after[:2] == ["compacting", "done"], after
+    runs = [c["argv"] for c in lichcli.calls(record) if c["argv"][:1] != ["mcp"]]
+    assert runs == [["whoami", "--json"]], runs
+    served = "".join(c["stdin"] or "" for c in lichcli.calls(record) if c["argv"] == ["mcp"])
+    assert '"control_session"' in served, served
+    results = [r for request in box.model.model_requests() for r in request.tool_results()]
+    assert any("/compact is queued on this session" in r for r in results), results
 
 
 def test_lich_theme_is_lichhooks_skill_with_its_theme_check(sandbox):
