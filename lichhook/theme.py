@@ -188,9 +188,9 @@ usage: lichhook theme check [--lich VERSION] <theme.json | repository folder> ..
 
 def main(argv: List[str]) -> int:
     if argv[:1] == ["where"] and len(argv) == 1:
-        found = config_dir(os.environ)
-        print(found or "lichhook: no HOME (or AppData) is set, so lich's config folder is unknown")
-        return 0 if found else 1
+        folder = config_dir(os.environ)
+        print(folder or "lichhook: no HOME (or AppData) is set, so lich's config folder is unknown")
+        return 0 if folder else 1
     if argv[:1] != ["check"] or len(argv) < 2:
         print(USAGE, file=sys.stderr)
         return 2
