@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sys
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 from lichhook.contracts import release
 
@@ -49,7 +49,7 @@ def app_tokens(lich: str = NEWEST) -> tuple:
     return APP_TOKENS + (() if release.less(lich, TONES_FROM) else TONES)
 
 
-def _colors(out: List[str], doc: dict, group: str, allowed: Sequence[str], pattern: "re.Pattern[str]",
+def _colors(out: List[str], doc: dict, group: str, allowed: Sequence[str], pattern: Pattern[str],
             required: Sequence[str], how: str) -> None:
     colors = doc.get(group)
     if not isinstance(colors, dict):
@@ -131,7 +131,7 @@ def _read(path: str) -> object:
         return json.loads(f.read().decode("utf-8"))
 
 
-def check_file(path: str, lich: str) -> "tuple[Optional[str], List[str]]":
+def check_file(path: str, lich: str) -> Tuple[Optional[str], List[str]]:
     """The theme's id (None when it has none) and its problems."""
     try:
         doc = _read(path)
@@ -166,7 +166,7 @@ def check_pack(folder: str, lich: str) -> Dict[str, List[str]]:
     return found
 
 
-def config_dir(environ: "os._Environ[str] | Dict[str, str]", platform: str = sys.platform) -> Optional[str]:
+def config_dir(environ: Mapping[str, str], platform: str = sys.platform) -> Optional[str]:
     """Where lich keeps imported themes (Go's os.UserConfigDir, then lich/themes)."""
     if platform == "win32":
         base = environ.get("AppData") or environ.get("APPDATA")

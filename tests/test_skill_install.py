@@ -1,4 +1,4 @@
-"""The theme skill (lichhook/skills/theme/SKILL.md) as each harness gets it, the built
+"""The theme skill (lichhook/install/md/theme/SKILL.md) as each harness gets it, the built
 archive installing into temp homes: in Claude Code's and Codex's plugin (their CLIs the
 stand-ins of test_plugin_route_faults, which copy the plugin as the real ones do) and in
 Antigravity's plugin folder; byte for byte the skill with the command that runs the
@@ -17,7 +17,7 @@ import build_zipapp
 from lichhook.install import skills
 from test_plugin_route_faults import Home
 
-SOURCE = Path(__file__).resolve().parent.parent / "lichhook" / "skills" / "theme" / "SKILL.md"
+SOURCE = Path(__file__).resolve().parent.parent / "lichhook" / "install" / "md" / "theme" / "SKILL.md"
 THEME = Path(__file__).resolve().parent / "fixtures" / "themes" / "harbour-night.json"
 
 

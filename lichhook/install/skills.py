@@ -1,4 +1,4 @@
-"""The skills lichhook's plugins carry: ``theme`` (``lichhook/skills/theme/SKILL.md``),
+"""The skills lichhook's plugins carry: ``theme`` (``lichhook/install/md/theme/SKILL.md``),
 which Claude Code lists as ``/lich:theme``. Claude Code and Codex load a plugin's skills
 from its ``skills/<name>/SKILL.md`` (Codex where the manifest names ``"skills"``),
 Antigravity from ``skills/`` in its plugin folder. A skill runs lichhook by the command
@@ -33,7 +33,8 @@ def files(run: str) -> Dict[str, bytes]:
     """Plugin-relative path -> bytes of every skill, running lichhook as ``run``."""
     out = {}
     for name in NAMES:
-        found = pkgutil.get_data("lichhook", f"skills/{name}")
+        # read beside this module: a hooks archive's own loader, for the package, holds no data
+        found = pkgutil.get_data("lichhook.install", f"md/{name}")
         if found is None:
             raise ConfigError(f"lichhook's skill {name} is missing from this lichhook; rebuild the archive")
         out[f"{FOLDER}/{name}"] = found.replace(b"\r\n", b"\n").replace(COMMAND_MARK, run.encode("utf-8"))
