@@ -10,7 +10,8 @@
 // they set as the default for every new session, where lich's own model and effort
 // controls change this session only.
 //
-// The notes are English only: they are read by the model, not shown to the person.
+// English only: the notes are read by the model; a toast after a queued command failed
+// is the one line the person sees.
 import { reason } from "./client.js";
 
 export const SKILL = "Skill";
