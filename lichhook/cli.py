@@ -21,6 +21,7 @@ COMMANDS = {
     "uninstall": ("lichhook.install.cli", "uninstall_main"),
     "doctor": ("lichhook.install.doctor", "main"),
     "mcp": ("lichhook.mcp", "main"),
+    "theme": ("lichhook.theme", "main"),
 }
 
 # `<provider> --serve`: one lichhook for a harness process, each event a line on stdin
@@ -50,6 +51,7 @@ commands:
   codex-waits   Codex hook over the waits: session-start
   install       register lichhook in your harnesses (uninstall, doctor)
   mcp           serve the claude_code_wait tool over MCP stdio
+  theme         check a lich colour theme as lich imports it (check, where)
   --version     print the version
 """
 

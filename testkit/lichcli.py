@@ -48,6 +48,9 @@ Where each shape comes from, all in omartelo/lich:
 - ``mcp``: JSON-RPC 2.0, one message a line (``internal/cli/mcp.go``): ``initialize`` echoes
   the client's protocol version, ``tools/list`` names lich's 14 tools, ``tools/call`` answers
   ``{content: [{type: text, text}], isError?}``; an unknown tool is error -32602.
+  ``control_session`` aimed at the calling session (its id, or the label or name ``whoami``
+  gives it) is refused as lich refuses it, ``"<session>" is this session, and a session cannot
+  control itself`` (lich-plugin ``docs/self-command.md``, measured there on Claude Code 2.1.295).
 """
 
 from __future__ import annotations
@@ -273,11 +276,11 @@ def run(argv: List[str], env: Dict[str, str], script: Dict[str, dict],
     return out, "", code
 
 
-def serve_mcp(stdin, stdout, seen) -> None:
+def serve_mcp(stdin, stdout, seen, me: str = "") -> None:
     """lich's ``mcp``: answers until stdin ends; a tool call answers with its name and
     arguments (what lich would run is not the stand-in's business). ``seen(line)`` is
     called with each line as it arrives (a client may kill the server rather than close
-    its stdin)."""
+    its stdin). ``me``: the calling session's id."""
     for line in stdin:
         seen(line)
         try:
@@ -296,8 +299,13 @@ def serve_mcp(stdin, stdout, seen) -> None:
             reply["result"] = {"tools": [{"name": n, "description": n, "inputSchema": {
                 "type": "object", "properties": {}, "required": []}} for n in TOOLS]}
         elif method == "tools/call" and params.get("name") in TOOLS:
-            text = json.dumps({"tool": params["name"], "arguments": params.get("arguments") or {}})
+            arguments = params.get("arguments") or {}
+            text = json.dumps({"tool": params["name"], "arguments": arguments})
             reply["result"] = {"content": [{"type": "text", "text": text}]}
+            named = str(arguments.get("session", "")).lower()  # lich matches a session regardless of case
+            if params["name"] == "control_session" and named in {me.lower() or "me", "me", "proj-me"}:
+                reply["result"] = {"content": [{"type": "text", "text": f'"{arguments["session"]}" is this session, '
+                                                "and a session cannot control itself"}], "isError": True}
         elif method == "tools/call":
             reply["error"] = {"code": -32602, "message": f"unknown tool {params.get('name')}"}
         elif method == "ping":
@@ -315,7 +323,8 @@ def main(record: str, script_path: Optional[str]) -> int:
     script = json.loads(Path(script_path).read_text("utf-8")) if script_path else {}
     entry: dict = {"argv": argv, "stdin": None, "env": env, "cwd": os.getcwd()}
     if argv[:1] == ["mcp"]:
-        serve_mcp(sys.stdin, sys.stdout, lambda line: _append(record, dict(entry, stdin=line)))
+        serve_mcp(sys.stdin, sys.stdout, lambda line: _append(record, dict(entry, stdin=line)),
+                  env.get("LICH_SESSION_ID", ""))
         return 0
     _append(record, entry)
     state = Path(record + ".sessions")

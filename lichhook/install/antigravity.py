@@ -21,7 +21,7 @@ import os
 from typing import List, Optional, Sequence
 
 from lichhook.descriptor import Registration
-from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, owned
+from lichhook.install import entries, files, harness, jsonmerge, lichplugin, lichtools, owned, skills
 from lichhook.install.files import Edit
 from lichhook.install.claim import harness_claim
 from lichhook.install.target import Target
@@ -107,7 +107,7 @@ class Antigravity(harness.EntryHarness):
         return [
             owned.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), _our_manifest),
             files.Edit(path, hooks, backup=False),
-        ] + self._lich_tools(install=True)
+        ] + self._skills(target, install=True) + self._lich_tools(install=True)
 
     def uninstall(self, target: Target) -> List[Edit]:
         """The manifest goes only when lichhook wrote it; ``hooks.json`` goes whole only
@@ -126,10 +126,20 @@ class Antigravity(harness.EntryHarness):
                 return whole.transform(raw, notes)
             return entries_only(raw, notes)
 
-        return [
+        return self._skills(target, install=False) + [
             files.Edit(path, hooks, backup=False),
             owned.remove_owned(os.path.join(folder, "plugin.json"), _our_manifest, prune_dirs=[folder]),
         ] + self._lich_tools(install=False)
+
+    def _skills(self, target: Target, install: bool) -> List[Edit]:
+        """lichhook's skills in the plugin folder's ``skills/``, where Antigravity loads them."""
+        out = []
+        for rel, data in sorted(skills.files(skills.command(target)).items()):
+            path = os.path.join(self.plugin_dir(), *rel.split("/"))
+            made = [os.path.dirname(path), os.path.dirname(os.path.dirname(path))]
+            out.append(owned.write_owned(path, data, skills.ours, prune_dirs=made) if install
+                       else owned.remove_owned(path, skills.ours, prune_dirs=made))
+        return out
 
     # -- lich's own MCP server and lich's marker (``lichtools``) --------------------------------
 
@@ -188,7 +198,8 @@ class Antigravity(harness.EntryHarness):
                 registered = servers.get(lichtools.NAME, {}).get("command")
             except (ValueError, AttributeError):
                 registered = None
-        return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows)]
+        return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows),
+                skills.check(self.plugin_dir(), skills.command(target), f"run install {self.name} again")]
 
     def registrations(self, target: Target) -> List[harness.Registered]:
         return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,

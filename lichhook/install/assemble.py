@@ -26,8 +26,8 @@ from typing import Dict, Mapping, Optional, Tuple
 from lichhook.archive import ENTRY_POINT, archive_bytes, members, with_bytecode
 
 # What an archive holds of a package folder: its modules and the data files install
-# writes (the JS modules for opencode and omp). build_zipapp.py reads the same list.
-MEMBER_SUFFIXES = (".py", ".js", ".cmd", ".ps1", ".json")
+# writes (the JS modules for opencode and omp, the skills). build_zipapp.py reads the same list.
+MEMBER_SUFFIXES = (".py", ".js", ".cmd", ".ps1", ".json", ".md")
 # The lichhook package folder this module belongs to (lichhook/install/assemble.py).
 PACKAGE = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from lichhook.install.jsonmerge import ConfigError
 FOLDER = "hooks/claude"
 ENTRY = "./claude/lich.js"  # relative to hooks/hooks.json
 NAMES = ("lich.js", "release.js", "client.js", "footer.js", "texts.js", "control.js", "usage.js", "status.js",
-         "editguard.js", "answer.js", "cards.js")
+         "editguard.js", "answer.js", "cards.js", "selfcommand.js")
 RELEASE_MARK = '"@RELEASE@"'
 
 

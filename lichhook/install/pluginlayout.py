@@ -30,7 +30,7 @@ from typing import Callable, Dict, List, Optional
 
 from lichhook.contracts import release as releases
 from lichhook.descriptor import Registration
-from lichhook.install import claudemods, lichplugin
+from lichhook.install import claudemods, lichplugin, skills
 from lichhook.install.antigravity import FLAT_EVENTS, TABLE
 from lichhook.install.harness import descriptor_rows
 from lichhook.install.jsmodules import module_source
@@ -89,14 +89,15 @@ def with_hash(version: str, files: Dict[str, bytes]) -> str:
     return f"{version}+lichhook.{digest.hexdigest()[:12]}"
 
 
-def _claude_files(hooks: dict, mcp: dict, claim: str) -> Dict[str, bytes]:
+def _claude_files(hooks: dict, mcp: dict, claim: str, run: str) -> Dict[str, bytes]:
     # Claude Code loads the mods the hooks file names (claudemods); its hooks run as before.
+    # The skills, which run lichhook as `run`, are found under skills/ (plugin "lich": /lich:theme).
     return {CLAUDE_HOOKS: _json({"modules": [claudemods.ENTRY], **hooks}),
-            CLAUDE_MCP: _json({"mcpServers": {"lichhook": mcp}}), **claudemods.files(claim)}
+            CLAUDE_MCP: _json({"mcpServers": {"lichhook": mcp}}), **claudemods.files(claim), **skills.files(run)}
 
 
-def _codex_files(hooks: dict, mcp: dict) -> Dict[str, bytes]:
-    return {CODEX_HOOKS: _json(hooks), CODEX_MCP: _json({"mcpServers": {"lichhook": mcp}})}
+def _codex_files(hooks: dict, mcp: dict, run: str) -> Dict[str, bytes]:
+    return {CODEX_HOOKS: _json(hooks), CODEX_MCP: _json({"mcpServers": {"lichhook": mcp}}), **skills.files(run)}
 
 
 def _claude_manifests(body: Dict[str, bytes], claim: str) -> Dict[str, bytes]:
@@ -117,7 +118,7 @@ def _codex_manifests(body: Dict[str, bytes], claim: str) -> Dict[str, bytes]:
              "policy": {"installation": "AVAILABLE"}}]}),
         ".codex-plugin/plugin.json": _json({"name": lichplugin.PLUGIN, "version": version,
                                             "description": DESCRIPTION, "hooks": f"./{CODEX_HOOKS}",
-                                            "mcpServers": f"./{CODEX_MCP}"}),
+                                            "mcpServers": f"./{CODEX_MCP}", "skills": f"./{skills.FOLDER}/"}),
     }
 
 
@@ -133,11 +134,11 @@ def marketplace(name: str, target: Target, handler: Callable[[Registration], dic
     """The files of lichhook's local marketplace for ``name`` ("claude" or "codex"): its
     hooks are ``handler(registration)``, its MCP server ``server``, as install writes
     them into the harness's config; its version ``claim``."""
-    hooks = hooks_file(name, handler)
+    hooks, run = hooks_file(name, handler), skills.command(target)
     if name == "claude":
-        body = _claude_files(hooks, server, claim)
+        body = _claude_files(hooks, server, claim, run)
         return {**body, **_claude_manifests(body, claim), **_ours("install")}
-    body = _codex_files(hooks, server)
+    body = _codex_files(hooks, server, run)
     return {**body, **_codex_manifests(body, claim), **_ours("install")}
 
 
@@ -164,11 +165,12 @@ def release(archive: bytes) -> Dict[str, bytes]:
     # the release is for any lich: it claims what every lich measured accepts
     claude_claim, codex_claim = releases.claim(None, "claude"), releases.claim(None, "codex")
     claude_body = _claude_files(hooks_file("claude", claude), {
-        "type": "stdio", "command": "python3", "args": ["-I", "-S", f"{ROOT_VAR}/{ARCHIVE}", "mcp"]}, claude_claim)
+        "type": "stdio", "command": "python3", "args": ["-I", "-S", f"{ROOT_VAR}/{ARCHIVE}", "mcp"]},
+        claude_claim, skills.RELEASE_COMMAND)
     # Codex substitutes the plugin root in hook commands but not in an MCP server's args:
     # a path relative to the plugin folder, run from there, works.
     codex_body = _codex_files(hooks_file("codex", codex), {
-        "command": "python3", "args": ["-I", "-S", f"./{ARCHIVE}", "mcp"], "cwd": "./"})
+        "command": "python3", "args": ["-I", "-S", f"./{ARCHIVE}", "mcp"], "cwd": "./"}, skills.RELEASE_COMMAND)
     files.update(claude_body)
     files.update(_claude_manifests({**claude_body, ARCHIVE: archive}, claude_claim))
     files.update(codex_body)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional, Set
 
-from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout, stable, tomlconfig
+from lichhook.install import files, harness, harnesscli, lichplugin, pluginlayout, skills, stable, tomlconfig
 from lichhook.install.harness import Registered, Harness
 from lichhook.install.jsonmerge import ConfigError
 from lichhook.install.claim import harness_claim
@@ -137,7 +137,10 @@ def checks(h: Harness, target: Target) -> List[tuple]:
     if have.version != want:
         return [(f"plugin: {h.title} runs {lichplugin.KEY} {have.version}, lichhook's marketplace holds {want}",
                  f"{h.title} runs an older lichhook plugin ({have.version})", f"run install {h.name} again")]
-    return [(f"plugin: {lichplugin.KEY} {have.version}, installed through `{h.name} plugin`", None, None)]
+    root = installed_root(h)
+    return [(f"plugin: {lichplugin.KEY} {have.version}, installed through `{h.name} plugin`", None, None)] + (
+        [skills.check(root, skills.command(target), f"run uninstall {h.name}, then install {h.name} ({h.title} keeps "
+                      f"its copy of a plugin whose version is unchanged)")] if root else [])
 
 
 def _codex_config(h: Harness) -> dict:

@@ -11,6 +11,7 @@ import { lichEnv, newQueue } from "./client.js";
 import { newControl, overridden, startControl, turnEnded, turnStarted } from "./control.js";
 import { edited, newEdits } from "./editguard.js";
 import { newFooter } from "./footer.js";
+import { announce, selfCommand } from "./selfcommand.js";
 import { newStatus, startStatus } from "./status.js";
 import { texts } from "./texts.js";
 import { measured, newUsage } from "./usage.js";
@@ -40,6 +41,7 @@ export function register(on) {
   }
   on("tool.call", { tool: "Agent" }, ($, e, next) => agentCalled($, e, next, s)).catch(($, e, next) => agentFailed($, e, next, s));
   on("tool.call", { tool: "TaskStop" }, ($, e, next) => stopCalled($, e, next, s)).catch(($, e, next) => next(e));
+  selfCommand(on, s);
 }
 
 // A session that ends and starts again in the same process starts the mods afresh; what
@@ -55,6 +57,7 @@ async function start($, e, next, s) {
       s.answer.worker = isWorker(await $.env.get("LICH_SUBAGENT_DEPTH"), await $.env.get("LICH_SUBAGENT_CARDS"));
       startControl($, s);
       startStatus($, s);
+      announce($);
     }
   }
   return next(e);
