@@ -63,7 +63,10 @@ test("lich's fourteen tools, with lich's parameters; the required ones required"
     "list_folders", "file_session", "rename_folder", "color_folder"]);
   const send = tool.send_to_session;
   assert.match(send.description, /^Give another lich session a task\./);
-  assert.deepEqual(Object.keys(send.args), ["session", "prompt", "project", "timeout_seconds"]);
+  assert.deepEqual(Object.keys(send.args), ["session", "prompt", "project", "timeout_seconds", "private"]);
+  assert.equal(send.args.private.type, "boolean");
+  assert.equal(send.args.private.isOptional, true);
+  assert.equal(tool.open_session.args.private.type, "boolean");
   assert.equal(send.args.prompt.isOptional, undefined);
   assert.equal(send.args.project.isOptional, true);
   assert.equal(send.args.timeout_seconds.type, "number");
@@ -94,6 +97,18 @@ test("a prompt reaches lich as one argument, whatever it holds; the wait is lich
     ["file", "--", ""],
     ["close", "--", "w"],
     ["open", "--kind", "claude", "--worktree", "feat", "--prompt", "go"],
+  ]);
+});
+
+test("private delegation reaches lich as send --private (lich-plugin 0.13.2); only true is consent", { skip: !POSIX }, async () => {
+  const { tool, calls } = await tools();
+  await tool.send_to_session.execute({ session: "docs", prompt: "p", private: true });
+  await tool.send_to_session.execute({ session: "docs", prompt: "p", private: "yes" });
+  await tool.open_session.execute({ worktree: "feat", prompt: "go", private: "true" });
+  assert.deepEqual(calls().map((c) => c.argv), [
+    ["send", "--private", "--timeout", "90", "--", "docs", "p"],
+    ["send", "--timeout", "90", "--", "docs", "p"],
+    ["open", "--worktree", "feat", "--prompt", "go", "--private"],
   ]);
 });
 

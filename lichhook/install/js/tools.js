@@ -1,8 +1,10 @@
 // lich's 14 tools, for opencode: lich reads its plugin as installed with them
 // (docs/lich-tools.md). Names, parameters and descriptions are those of lich's MCP server,
 // `lich mcp` (omartelo/lich internal/cli/mcp.go @1f421ec, control.go @3fe97dc2, ask.go
-// @19101f7f, folders.go @3465dc89). Each tool runs lich's own command line ($LICH_BIN, else
-// `lich`) with the matching command's argv as an array: no shell ever reads an argument.
+// @19101f7f, folders.go @3465dc89); `private` (send_to_session, open_session) as lich's
+// internal/cli/private_test.go @84e814f8 calls it, described in lichhook's words (lich's own
+// text for it was not read). Each tool runs lich's own command line ($LICH_BIN, else `lich`)
+// with the matching command's argv as an array: no shell ever reads an argument.
 // `spawn` comes from forward.js, the part both modules share.
 
 const LICH_TOOLS = {
@@ -29,6 +31,10 @@ const LICH_TOOLS = {
       "timeout_seconds": [
         "number",
         "Seconds to hold the line for a quick answer, at most 90 — longer is capped, because a call running past 120s is detached by the client and stops being a wait at all. Running out costs nothing: the answer arrives at your prompt."
+      ],
+      "private": [
+        "boolean",
+        "Keep the answer to yourself: no note announces it at this session's prompt, and only wait_for_answer with its ticket returns it. For a sub-agent working inside this session, whose errands are not the session's own."
       ]
     },
     "required": [
@@ -93,6 +99,10 @@ const LICH_TOOLS = {
       "prompt": [
         "string",
         "Task to hand the new session as soon as its agent is up. Omit to open it idle and send later. Capped at 8 KB, like send_to_session: name what to read, do not paste it."
+      ],
+      "private": [
+        "boolean",
+        "Hand the task over privately, as send_to_session's private does: its answer comes back only to wait_for_answer with the ticket. Needs a prompt."
       ]
     },
     "required": []
@@ -322,6 +332,11 @@ function named(args, key) {
   return args && typeof args === "object" && key in args ? undefined : UNNAMED[key];
 }
 
+// lich send --private (lich-plugin 0.13.2; lich's MCP reads the flag as `flag` does here).
+function privately(args) {
+  return flag(args, "private") ? ["--private"] : [];
+}
+
 function maybe(value) {
   return value ? [value] : [];
 }
@@ -329,13 +344,13 @@ function maybe(value) {
 // tool -> args -> [argv, seconds before lich is cut], or the text of lich's refusal.
 const COMMANDS = {
   list_sessions: () => [["sessions", "--json"], 30],
-  send_to_session: (a) => tooLong(text(a, "prompt")) ?? [["send", ...options(a, "project"), "--timeout",
+  send_to_session: (a) => tooLong(text(a, "prompt")) ?? [["send", ...privately(a), ...options(a, "project"), "--timeout",
     String(seconds(a, "timeout_seconds")), "--", text(a, "session"), text(a, "prompt")], seconds(a, "timeout_seconds") + SLACK],
   wait_for_answer: (a) => [["wait", "--timeout", String(seconds(a, "timeout_seconds")),
     ...(text(a, "ticket") ? ["--", text(a, "ticket")] : [])], seconds(a, "timeout_seconds") + SLACK],
   reply_to_session: (a) => [["reply", "--", text(a, "ticket"), text(a, "answer")], 30],
   open_session: (a) => tooLong(text(a, "prompt")) ??
-    [["open", ...options(a, "project", "kind", "worktree", "base", "model", "prompt")], 80 + SLACK],
+    [["open", ...options(a, "project", "kind", "worktree", "base", "model", "prompt"), ...privately(a)], 80 + SLACK],
   close_session: (a) => [["close", ...options(a, "project", "worktree"), ...(flag(a, "force") ? ["--force"] : []),
     "--", text(a, "session")], 60 + SLACK],
   rename_session: (a) => [["rename", ...options(a, "project"), "--", ...maybe(text(a, "session")), text(a, "label")], 30],
