@@ -140,6 +140,20 @@ test("TaskStop on a worker closes its card through lich; another id is Claude Co
   assert.equal(claude.runs.at(-1).init.timeoutMs, 10000);
 });
 
+test("while lich lists errands the footer leaves the worker count out: they count the workers (lich-plugin 0.18.0)", async () => {
+  const { claude } = await session();
+  await call(claude, "Agent", agent());
+  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+  claude.lich.routes["/mod/status"] = json({ owed: [], open: [{ ticket: "t", target: "Session 4", state: "busy" }], ready: [] });
+  await claude.advance(5000);
+  await claude.settle();
+  assert.equal(claude.seen.status.at(-1), "lich: 1 task out");
+  claude.lich.routes["/mod/status"] = json({ owed: [], open: [], ready: [] });
+  await claude.advance(5000);
+  await claude.settle();
+  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+});
+
 test("a TaskStop lich refuses is an error answer, and the worker stays counted", async () => {
   const { claude, lich } = await session();
   const id = (await call(claude, "Agent", agent())).answer.result.agentId;
