@@ -121,7 +121,7 @@ test("a report lich already has answers as the completed agent", async () => {
   assert.equal(claude.seen.status.length, 0, "nothing runs, so the footer counts nothing");
 });
 
-test("TaskStop on a worker closes its card through lich; another id is Claude Code's", async () => {
+test("TaskStop closes a worker in this checkout and stops the turn of one on its own worktree, which keeps its card; another id is Claude Code's", async () => {
   const { claude, lich } = await session();
   const timers = claude.liveTimers();
   const shared = (await call(claude, "Agent", agent(), { id: "toolu_1" })).answer.result.agentId;
@@ -134,7 +134,8 @@ test("TaskStop on a worker closes its card through lich; another id is Claude Co
   assert.equal(stopped.native.length, 0);
   const kept = await call(claude, "TaskStop", { shell_id: isolated });
   assert.equal(kept.native.length, 0);
-  assert.deepEqual(lich.argvs().filter((a) => a[0] === "close"), [["close", "--", "session-4-w1"], ["close", "--worktree", "keep", "--", "subagent-port-the-parser-olu2-w2"]]);
+  assert.deepEqual(kept.answer.result, { message: 'Stopped the turn of the lich session "subagent/port-the-parser-olu2"; its card and worktree stay.', task_id: "w2", task_type: "local_agent", command: "port the parser" });
+  assert.deepEqual(lich.argvs().filter((a) => a[0] === "close" || a[0] === "control"), [["close", "--", "session-4-w1"], ["control", "--", "subagent-port-the-parser-olu2-w2", "abort"]]);
   assert.equal(claude.seen.status.at(-1), undefined);
   assert.equal(claude.liveTimers(), timers, "the workers' count stopped");
   assert.equal(claude.runs.at(-1).init.timeoutMs, 10000);

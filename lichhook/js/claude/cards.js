@@ -2,7 +2,7 @@
 // becomes a lich session of its own, opened by lich's command line as the caller's
 // sub-agent (lich docs/cli.md, `lich open --subagent`). The call answers at once that the
 // agent was launched; lich brings the worker's report back later as a note at this prompt.
-// TaskStop on such a worker closes its card, and the footer counts the workers still running.
+// TaskStop on such a worker stops it, and the footer counts the workers still running.
 //
 // Every case lich's contract leaves to Claude Code keeps Claude Code's own sub-agent; once
 // lich may hold the task, a failure refuses the call instead, so a task never runs twice.
@@ -159,15 +159,17 @@ function answered($, e, outcome, s) {
   };
 }
 
-// TaskStop on a worker this session opened: its card closes through lich (a worker on its
-// own worktree keeps the checkout, parked, so its work stays). Any other id is Claude Code's.
+// TaskStop on a worker this session opened (lich-plugin 0.15.0): one in this checkout is
+// closed, having nothing of its own to keep; one on its own worktree has its turn stopped
+// (`lich control <name> abort`) and keeps its card and worktree for the person. Any other
+// id is Claude Code's.
 export async function stopCalled($, e, next, s) {
   if (!s.live) return next(e);
   const asked = typeof e.task_id === "string" && e.task_id ? e.task_id : e.shell_id;
   const worker = [...s.cards.workers.values()].find((w) => asked && (w.id === asked || w.name === asked));
   if (!worker) return next(e);
   const env = await cardEnv($);
-  const argv = [env.bin, "close", ...(worker.isolated ? ["--worktree", "keep"] : []), "--", worker.name];
+  const argv = worker.isolated ? [env.bin, "control", "--", worker.name, "abort"] : [env.bin, "close", "--", worker.name];
   let r;
   try {
     r = await $.process.run(argv, { timeoutMs: SHORT_WAIT });
@@ -176,7 +178,8 @@ export async function stopCalled($, e, next, s) {
   }
   if (r.exitCode !== 0) return { deny: s.texts.cardNotStopped(worker.label, firstLine(r.stderr) || `exit ${r.exitCode}`) };
   forget($, s, worker);
-  return { result: { message: s.texts.cardStopped(worker.label), task_id: worker.id, task_type: "local_agent", command: worker.description } };
+  const message = worker.isolated ? s.texts.cardAborted(worker.label) : s.texts.cardStopped(worker.label);
+  return { result: { message, task_id: worker.id, task_type: "local_agent", command: worker.description } };
 }
 
 // -- the count of running workers, in the footer ------------------------------------------
