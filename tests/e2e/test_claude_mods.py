@@ -171,9 +171,11 @@ def test_a_worker_posts_its_final_answer(sandbox):
 
 
 def fnv1a(text: str) -> str:
+    """FNV-1a 32 over the path's UTF-16 code units, as lich-plugin names its markers."""
     value = 0x811C9DC5
-    for byte in text.encode("utf-8"):
-        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    data = text.encode("utf-16-le")
+    for i in range(0, len(data), 2):
+        value = ((value ^ int.from_bytes(data[i:i + 2], "little")) * 0x01000193) & 0xFFFFFFFF
     return f"{value:08x}"
 
 
@@ -194,9 +196,10 @@ def test_an_edit_of_a_file_another_session_just_edited_is_told(sandbox):
         attached(box)
         tui.type_line("write shared.txt")
         tui.wait_for(r"Written\.", 60)
-        tui.wait_for(r"lich: shared\.txt also edited elsewhere", 10)
+        # a session lich does not list (no LICH_BIN here) is told by its id
+        tui.wait_for(r"lich: shared\.txt also edited by another-card", 10)
     after = [r for r in box.model.model_requests() if "tool_result" in json.dumps(r.body)]
-    told = [r for r in after if f"Another lich session edited {target} in the last " in json.dumps(r.body)]
+    told = [r for r in after if f"The lich session another-card also edited {target} in the last " in json.dumps(r.body)]
     assert told, box.model.log()[-3000:]
     mine = json.loads((markers / fnv1a(str(target))).read_text())
     assert mine["session"] == LICH_SESSION and mine["path"] == str(target)

@@ -408,11 +408,18 @@ test("only a worker answers; a long answer is cut and marked", async () => {
 
 // -- edit guard ----------------------------------------------------------------------------
 
-const GIT = (argv) => (argv[2] === "/repo/src" ? { exitCode: 0, stdout: "/repo/.git\n", stderr: "" } : { exitCode: 128, stdout: "", stderr: "not a git repository" });
+const PEERS = [{ id: "other-card", label: "quiet-comet", name: "proj-quiet", state: "busy" }];
+// git knows /repo/src; lich's command line (LICH_BIN) lists `peers`, or fails with `peers` null.
+const world = (peers = PEERS) => (argv) => {
+  if (argv[1] === "sessions") return peers ? { exitCode: 0, stdout: JSON.stringify(peers) + "\n", stderr: "" } : { exitCode: 1, stdout: "", stderr: "lich: no lich is running" };
+  return argv[2] === "/repo/src" ? { exitCode: 0, stdout: "/repo/.git\n", stderr: "" } : { exitCode: 128, stdout: "", stderr: "not a git repository" };
+};
+const GIT = world();
+const BIN = { ...LICH, LICH_BIN: "/opt/lich/lich" };
 const marker = (claude) => Object.keys(claude.seen.files).find((p) => p.startsWith("/repo/.git/lich-edits/"));
 
-test("an edit leaves this session's marker, and another session's recent edit is told to the model and the footer", async () => {
-  const claude = await session({ git: GIT });
+test("an edit leaves this session's marker, and another session's recent edit is told to the model and the footer by its card's label", async () => {
+  const claude = await session({ env: BIN, git: GIT });
   const result = await claude.fire("tool.call", { tool: "Edit", tool_use_id: "u1", file_path: "/repo/src/a.js", old_string: "a", new_string: "b" }, () => ({ result: {}, text: "ok" }));
   assert.deepEqual(result, { result: {}, text: "ok" });
   const path = marker(claude);
@@ -421,10 +428,36 @@ test("an edit leaves this session's marker, and another session's recent edit is
   claude.seen.files[path] = JSON.stringify({ path: "/repo/src/a.js", session: "other-card", at: claude.clock.now - 3 * 60000 });
   const told = await claude.fire("tool.call", { tool: "Write", tool_use_id: "u2", file_path: "/repo/src/a.js", content: "x" }, () => ({ result: {}, context: ["mine"] }));
   assert.equal(told.context[0], "mine");
-  assert.match(told.context[1], /Another lich session edited \/repo\/src\/a\.js in the last 3 min/);
-  assert.equal(claude.seen.status.at(-1), "lich: a.js also edited elsewhere");
-  await claude.advance(10 * 60000);
+  assert.match(told.context[1], /^The lich session "quiet-comet" also edited \/repo\/src\/a\.js in the last 3 min\./);
+  assert.deepEqual(claude.seen.runs.at(-1), { argv: ["/opt/lich/lich", "sessions", "--json"], init: { timeoutMs: 2000 } });
+  assert.equal(claude.seen.status.at(-1), 'lich: a.js also edited by "quiet-comet"');
+  await claude.advance(7 * 60000 - 1); // the other session's edit is news for ten minutes from when it was made
+  assert.equal(claude.seen.status.at(-1), 'lich: a.js also edited by "quiet-comet"');
+  await claude.advance(1);
   assert.equal(claude.seen.status.at(-1), undefined);
+});
+
+test("a session lich cannot name is told by its id, on one short line", async () => {
+  for (const [env, git] of [[LICH, GIT], [BIN, world(null)], [BIN, world([{ id: "x", label: "other" }])], [BIN, world("not a list")]]) {
+    const claude = await session({ env, git });
+    await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/a.js" }, () => ({ result: {} }));
+    claude.seen.files[marker(claude)] = JSON.stringify({ path: "/repo/src/a.js", session: "other-card", at: claude.clock.now });
+    const told = await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/a.js" }, () => ({ result: {} }));
+    assert.match(told.context[0], /^The lich session other-card also edited/);
+    assert.equal(claude.seen.status.at(-1), "lich: a.js also edited by other-card");
+  }
+  const claude = await session({ env: LICH, git: GIT });
+  await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/a.js" }, () => ({ result: {} }));
+  claude.seen.files[marker(claude)] = JSON.stringify({ path: "/repo/src/a.js", session: `a\n${"b".repeat(100)}`, at: claude.clock.now });
+  const told = await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/a.js" }, () => ({ result: {} }));
+  assert.equal(claude.seen.status.at(-1), `lich: a.js also edited by a ${"b".repeat(61)}…`);
+  assert.doesNotMatch(told.context[0], /\n/);
+});
+
+test("a marker is named as lich-plugin names it, FNV-1a over the path's UTF-16 units, so both see each other's", async () => {
+  const claude = await session({ git: GIT });
+  await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/é東😀.js" }, () => ({ result: {} }));
+  assert.equal(marker(claude), "/repo/.git/lich-edits/c35df3e8");
 });
 
 test("an old marker, a file outside a checkout or a failed edit tells nothing", async () => {

@@ -2,22 +2,26 @@
 // whose markers it shares): after an Edit, Write or NotebookEdit, the session leaves a
 // marker <git dir>/lich-edits/<FNV-1a 32 of the path> = {path, session, at}; when another
 // session's marker for that file is under ten minutes old, the model reads a note after
-// the tool's result and the footer names the file. Nothing is sent to lich.
+// the tool's result and the footer names the file and that session, by the label on its
+// card when lich's command line lists it (lich 0.60.0 lists ids), else by its id, until
+// the edit leaves the ten minutes. Nothing is sent to lich.
 import { parsed } from "./client.js";
 import { setPart } from "./footer.js";
 
 const WINDOW = 10 * 60 * 1000;
 const GIT_WAIT = 2000;
+const LICH_WAIT = 2000; // the edit's result waits on the label
 
 export function newEdits() {
   return { gitDirs: {}, clear: null };
 }
 
-// FNV-1a, 32 bits, over the path's UTF-8 bytes, as 8 hex digits.
+// FNV-1a, 32 bits, over the path's UTF-16 code units (as lich-plugin names its markers, so
+// both find each other's for any path), as 8 hex digits.
 export function fnv1a(text) {
   let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= byte;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash.toString(16).padStart(8, "0");
@@ -46,8 +50,30 @@ async function guard($, s, path) {
   await $.fs.write(marker, JSON.stringify({ path, session: s.env.session, at: now }));
   if (!other(before, path, s.env.session, now)) return "";
   const minutes = Math.max(1, Math.ceil((now - before.at) / 60000));
-  showFooter($, s, path.split(/[\\/]/).pop());
-  return s.texts.edited(path, minutes);
+  const who = await whoEdited($, before.session);
+  showFooter($, s, path.split(/[\\/]/).pop(), who, before.at + WINDOW - now);
+  return s.texts.edited(path, minutes, who);
+}
+
+// The session `id` as the person knows it: "<the label on its card>", or its id when lich's
+// command line cannot say (no LICH_BIN, a lich before 0.60.0, no answer within 2 s).
+export async function whoEdited($, id) {
+  try {
+    const bin = await $.env.get("LICH_BIN");
+    const r = bin ? await $.process.run([bin, "sessions", "--json"], { timeoutMs: LICH_WAIT }) : null;
+    const peers = r && r.exitCode === 0 ? parsed(String(r.stdout).trim()) : undefined;
+    const peer = Array.isArray(peers) ? peers.find((p) => p && typeof p === "object" && p.id === id) : undefined;
+    if (peer && typeof peer.label === "string" && peer.label.trim()) return `"${shown(peer.label)}"`;
+  } catch {
+    // the id it is
+  }
+  return shown(id);
+}
+
+// One line of at most 64 characters: a marker is any session's file, its id any text.
+function shown(text) {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 64 ? `${line.slice(0, 63)}…` : line;
 }
 
 // Whether `marker` is another session's recent edit of `path`.
@@ -69,13 +95,13 @@ async function gitDirOf($, s, folder) {
   return found;
 }
 
-function showFooter($, s, name) {
-  setPart($, s.footer, "edits", s.texts.editedFooter(name));
+function showFooter($, s, name, who, left) {
+  setPart($, s.footer, "edits", s.texts.editedFooter(name, who));
   if (s.edits.clear) {
     s.edits.clear.cancel();
     s.timers.delete(s.edits.clear);
   }
-  const timer = $.clock.after(WINDOW, () => {
+  const timer = $.clock.after(left, () => {
     s.timers.delete(timer);
     s.edits.clear = null;
     setPart($, s.footer, "edits", "");
