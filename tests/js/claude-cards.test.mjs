@@ -110,6 +110,15 @@ test("isolation asks a worktree off the current branch; model and effort go alon
   assert.equal(answer.result.status, "async_launched");
 });
 
+test("a worker whose turn ended unanswered (paused on a background command) comes back backgrounded, not finished (lich-plugin 0.15.1)", async () => {
+  const { claude } = await session({ script: { open: { status: "unanswered" } } });
+  const { answer, native } = await call(claude, "Agent", agent());
+  assert.equal(native.length, 0);
+  assert.equal(answer.result.status, "async_launched");
+  assert.match(answer.context[0], /Its report comes back to this prompt on its own/);
+  assert.equal(claude.seen.status.at(-1), "lich: 1 worker", "it is still counted as running");
+});
+
 test("a report lich already has answers as the completed agent", async () => {
   const { claude } = await session({ script: { open: { status: "answered", answer: "Parser ported; 41 tests pass." } } });
   const { answer, native } = await call(claude, "Agent", agent({ isolation: "worktree" }));
