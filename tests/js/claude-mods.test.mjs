@@ -107,6 +107,18 @@ test("an abort waits for the ack before it, and the next command waits for its a
   assert.deepEqual(acks(claude).map((a) => [a.id, a.ok]), [["a", true], ["m", true], ["p", true]]);
 });
 
+test("an abort behind a slash command still waiting for the session to go idle reaches the running turn (lich-plugin 0.15.0)", async () => {
+  let ran;
+  const claude = await session({ command: () => new Promise((resolve) => { ran = () => resolve({ text: "" }); }) });
+  await claude.fire("turn.start", { text: "go", turnId: "t1" });
+  await deliver(claude, [{ id: "c", kind: "command", name: "compact" }, { id: "a", kind: "abort" }]);
+  assert.deepEqual(claude.seen.aborts, [{ turnId: "t1" }]);
+  assert.deepEqual(acks(claude).map((a) => [a.id, a.ok]), [["a", true]]);
+  ran();
+  await claude.advance(0);
+  assert.deepEqual(acks(claude).map((a) => [a.id, a.ok]), [["a", true], ["c", true]]);
+});
+
 test("an abort with no turn running is acked not ok", async () => {
   const claude = await session({ polls: [json([{ id: "a", kind: "abort" }])] });
   assert.equal(claude.seen.aborts.length, 0);
