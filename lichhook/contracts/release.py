@@ -74,16 +74,21 @@ def compatible(header: Optional[str]) -> bool:
 # whose plugin it changes ("*": every one) and what lichhook must do there before it may
 # name it. A number promises everything up to it, on the harnesses each release changed.
 RELEASES: Dict[str, Tuple[str, str]] = {
-    "0.13.0": ("*", "every report names its release in X-Lich-Plugin"),
+    "0.13.0": ("*", "every report names its release in X-Lich-Plugin; the theme skill knows formatVersion "
+                    "and a pack's minLichVersion"),
     "0.13.1": ("", "nothing a harness or lich sees (the plugin's own tests)"),
     "0.13.2": ("opencode", "send_to_session takes `private` (lich send --private)"),
-    "0.14.0": ("claude", "mod-control: prompt, abort, model and effort overrides, compact"),
-    "0.15.0": ("claude", "sub-agent cards (Agent becomes `lich open --subagent`, TaskStop, the worker "
-                         "count); mod `command` and `ask`; mod-usage; the edit guard"),
+    "0.14.0": ("claude", "mod-control: prompt, abort, model and effort overrides, compact (no lich read "
+                         "sends `compact`: lich's mod-control has `command` since its first version)"),
+    "0.15.0": ("claude", "sub-agent cards (Agent becomes `lich open --subagent`, TaskStop closes a shared "
+                         "worker and stops one on its own worktree, the worker count); mod `command` and "
+                         "`ask`; mod-usage; the edit guard"),
     "0.15.1": ("claude", "a worker paused on a background command comes back as backgrounded"),
     "0.16.0": ("claude", "a worker's report arrives as a task notification"),
     "0.17.0": ("claude", "a worker answers through /mod/answer; the edit guard names card labels"),
-    "0.18.0": ("claude", "the footer shows the session's errands (mod-status) and other sessions' edits"),
+    "0.18.0": ("claude", "the footer shows the session's errands (mod-status, the worker count left out "
+                         "meanwhile) and other sessions' edits, drawn dim among the footer's mode labels "
+                         "(`ui.render` SessionMode), no longer as Claude Code's status warning"),
     "0.18.1": ("claude", "StopFailure ends the turn as done"),
     "0.18.2": ("claude codex antigravity", "the theme skill knows tone-pass and tone-wait"),
     "0.18.3": ("claude codex antigravity", "the theme validator agrees with lich on formatVersion 0, "
@@ -94,9 +99,12 @@ RELEASES: Dict[str, Tuple[str, str]] = {
     "0.19.2": ("*", "not read"),
     "0.20.0": ("*", "not read"),
 }
-# The releases lichhook does everything of, on the harnesses each changed. One left out
-# caps the claims of those harnesses below it.
-IMPLEMENTED = frozenset({"0.13.0", "0.13.1", "0.14.0", "0.18.1"})
+# The releases lichhook does everything of, on the harnesses each changed (docs/version.md
+# has the audit: each promise and where lichhook keeps it). One left out caps the claims of
+# those harnesses below it: 0.18.0 stays out until the Claude Code footer line is drawn
+# among the mode labels, so Claude Code names at most 0.17.0.
+IMPLEMENTED = frozenset({"0.13.0", "0.13.1", "0.13.2", "0.14.0", "0.15.0", "0.15.1", "0.16.0", "0.17.0",
+                         "0.18.1", "0.18.2", "0.18.3", "0.18.4"})
 
 # What lich keys on the version (internal/agentplugin/claude.go, compat.go): the installed
 # Claude Code plugin at SUBAGENT_CARDS or later routes sub-agents to cards, at NESTED_CARDS
