@@ -173,7 +173,7 @@ def test_lich_reads_one_number_it_supports_and_routes_sub_agents_as_lichhook_doe
     assert f"measured against lich {lich}" in seen["lich_shows"][0]
     assert any(f"shows {named} as compatible" in line for line in seen["lich_shows"])
     assert any(("offers no update" in line) != row.update_available for line in seen["lich_shows"])
-    assert any("routes Claude Code sub-agents to " + ("cards" if row.subagent_cards else "lich sessions") in line
+    assert any("routes Claude Code sub-agents to " + ("cards" if row.subagent_cards else "`lich open` in its briefing") in line
                for line in seen["lich_shows"])
     assert not any("would not name" in p.get("text", "") + json.dumps(p) for p in json.loads(doctor.stdout)["problems"]
                    if p.get("harness") == "claude")

@@ -81,13 +81,13 @@ RELEASES: Dict[str, Tuple[str, str]] = {
     "0.14.0": ("claude", "mod-control: prompt, abort, model and effort overrides, compact (no lich read "
                          "sends `compact`: lich's mod-control has `command` since its first version)"),
     "0.15.0": ("claude", "sub-agent cards (Agent becomes `lich open --subagent`, TaskStop closes a shared "
-                         "worker and stops one on its own worktree, the worker count); mod `command` and "
+                         "worker and ends the turn of one on its own worktree, the worker count); mod `command` and "
                          "`ask`; mod-usage; the edit guard"),
     "0.15.1": ("claude", "a worker paused on a background command comes back as backgrounded"),
     "0.16.0": ("claude", "a worker's report arrives as a task notification"),
     "0.17.0": ("claude", "a worker answers through /mod/answer; the edit guard names card labels"),
     "0.18.0": ("claude", "the footer shows the session's errands (mod-status, the worker count left out "
-                         "meanwhile) and other sessions' edits, drawn dim among the footer's mode labels "
+                         "meanwhile) and the edits of the other cards, drawn dim among the footer's mode labels "
                          "(`ui.render` SessionMode), no longer as Claude Code's status warning"),
     "0.18.1": ("claude", "StopFailure ends the turn as done"),
     "0.18.2": ("claude codex antigravity", "the theme skill knows tone-pass and tone-wait"),

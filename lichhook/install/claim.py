@@ -192,7 +192,8 @@ def shown(name: str, title: str, installed: str, environ: Dict[str, str], window
     if name == "claude":
         cards = not release.less(base, release.SUBAGENT_CARDS)
         nests = not release.less(base, release.NESTED_CARDS)
-        lines.append(f"lich: routes Claude Code sub-agents to {'cards' if cards else 'lich sessions'} (cards from "
+        route = "cards" if cards else "`lich open` in its briefing"
+        lines.append(f"lich: routes Claude Code sub-agents to {route} (cards from "
                      f"{release.SUBAGENT_CARDS}); workers {'open' if nests else 'do not open'} cards of their own "
                      f"(from {release.NESTED_CARDS})")
     want = release.claim(lich.version, name)
