@@ -96,7 +96,7 @@ test("an Agent call becomes a lich sub-agent session, answered at once as launch
     outputFile: "", canReadOutputFile: false, canContinueAgent: false });
   assert.match(answer.context[0], /lich session "Session 4" \(it also answers to "session-4-w1"\)/);
   assert.match(answer.context[0], /wait_for_answer/);
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+  assert.equal(await claude.footer(), "lich: 1 worker");
   assert.equal(claude.runs[0].init.timeoutMs, 120000);
 });
 
@@ -116,7 +116,7 @@ test("a worker whose turn ended unanswered (paused on a background command) come
   assert.equal(native.length, 0);
   assert.equal(answer.result.status, "async_launched");
   assert.match(answer.context[0], /Its report comes back to this prompt on its own/);
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker", "it is still counted as running");
+  assert.equal(await claude.footer(), "lich: 1 worker", "it is still counted as running");
 });
 
 test("a report lich already has answers as the completed agent", async () => {
@@ -127,7 +127,7 @@ test("a report lich already has answers as the completed agent", async () => {
   assert.deepEqual(answer.result.content, [{ type: "text", text: "Parser ported; 41 tests pass." }]);
   assert.equal(answer.result.worktreeBranch, "subagent/port-the-parser-cd9f");
   assert.equal(answer.result.worktreePath, "/wt/subagent/port-the-parser-cd9f");
-  assert.equal(claude.seen.status.length, 0, "nothing runs, so the footer counts nothing");
+  assert.equal(claude.redraws(), 0, "nothing runs, so the footer counts nothing");
 });
 
 test("TaskStop closes a worker in this checkout and stops the turn of one on its own worktree, which keeps its card; another id is Claude Code's", async () => {
@@ -135,7 +135,7 @@ test("TaskStop closes a worker in this checkout and stops the turn of one on its
   const timers = claude.liveTimers();
   const shared = (await call(claude, "Agent", agent(), { id: "toolu_1" })).answer.result.agentId;
   const isolated = (await call(claude, "Agent", agent({ isolation: "worktree" }), { id: "toolu_2" })).answer.result.agentId;
-  assert.equal(claude.seen.status.at(-1), "lich: 2 workers");
+  assert.equal(await claude.footer(), "lich: 2 workers");
   const other = await call(claude, "TaskStop", { task_id: "b7x1" });
   assert.equal(other.native.length, 1);
   const stopped = await call(claude, "TaskStop", { task_id: shared });
@@ -145,7 +145,7 @@ test("TaskStop closes a worker in this checkout and stops the turn of one on its
   assert.equal(kept.native.length, 0);
   assert.deepEqual(kept.answer.result, { message: 'Stopped the turn of the lich session "subagent/port-the-parser-olu2"; its card and worktree stay.', task_id: "w2", task_type: "local_agent", command: "port the parser" });
   assert.deepEqual(lich.argvs().filter((a) => a[0] === "close" || a[0] === "control"), [["close", "--", "session-4-w1"], ["control", "--", "subagent-port-the-parser-olu2-w2", "abort"]]);
-  assert.equal(claude.seen.status.at(-1), undefined);
+  assert.equal(await claude.footer(), undefined);
   assert.equal(claude.liveTimers(), timers, "the workers' count stopped");
   assert.equal(claude.runs.at(-1).init.timeoutMs, 10000);
 });
@@ -153,15 +153,15 @@ test("TaskStop closes a worker in this checkout and stops the turn of one on its
 test("while lich lists errands the footer leaves the worker count out: they count the workers (lich-plugin 0.18.0)", async () => {
   const { claude } = await session();
   await call(claude, "Agent", agent());
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+  assert.equal(await claude.footer(), "lich: 1 worker");
   claude.lich.routes["/mod/status"] = json({ owed: [], open: [{ ticket: "t", target: "Session 4", state: "busy" }], ready: [] });
   await claude.advance(5000);
   await claude.settle();
-  assert.equal(claude.seen.status.at(-1), "lich: 1 task out");
+  assert.equal(await claude.footer(), "lich: 1 task out");
   claude.lich.routes["/mod/status"] = json({ owed: [], open: [], ready: [] });
   await claude.advance(5000);
   await claude.settle();
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+  assert.equal(await claude.footer(), "lich: 1 worker");
 });
 
 test("a TaskStop lich refuses is an error answer, and the worker stays counted", async () => {
@@ -171,7 +171,7 @@ test("a TaskStop lich refuses is an error answer, and the worker stays counted",
   const { answer, native } = await call(claude, "TaskStop", { task_id: id });
   assert.deepEqual(answer, { deny: 'lich could not close the session "Session 4": lich: no lich is running' });
   assert.equal(native.length, 0);
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+  assert.equal(await claude.footer(), "lich: 1 worker");
 });
 
 test("the footer counts workers until lich no longer lists them, then stops reading", async () => {
@@ -182,15 +182,15 @@ test("the footer counts workers until lich no longer lists them, then stops read
   await claude.advance(5000);
   await claude.settle();
   assert.deepEqual(lich.argvs().at(-1), ["sessions", "--json"]);
-  assert.equal(claude.seen.status.at(-1), "lich: 2 workers");
+  assert.equal(await claude.footer(), "lich: 2 workers");
   execFileSync(lich.bin, ["close", "session-4-w1"], { env: { ...process.env, ...LICH } }); // the shared one closed itself
   await claude.advance(5000);
   await claude.settle();
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+  assert.equal(await claude.footer(), "lich: 1 worker");
   execFileSync(lich.bin, ["close", "--worktree", "keep", "subagent-port-the-parser-olu2-w2"], { env: { ...process.env, ...LICH } });
   await claude.advance(5000);
   await claude.settle();
-  assert.equal(claude.seen.status.at(-1), undefined);
+  assert.equal(await claude.footer(), undefined);
   assert.equal(claude.liveTimers(), timers - 1);
   const reads = lich.argvs().filter((a) => a[0] === "sessions").length;
   await claude.advance(60000);
@@ -205,12 +205,12 @@ test("a count lich cannot answer, or answers with no list, changes nothing", asy
     lich.script({ sessions });
     await claude.advance(5000);
     await claude.settle();
-    assert.equal(claude.seen.status.at(-1), "lich: 1 worker", JSON.stringify(sessions));
+    assert.equal(await claude.footer(), "lich: 1 worker", JSON.stringify(sessions));
   }
   lich.script({});
   await claude.advance(5000);
   await claude.settle();
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker", "still listed by lich");
+  assert.equal(await claude.footer(), "lich: 1 worker", "still listed by lich");
 });
 
 test("a worker on its own worktree is over once listed done at two reads in a row", async () => {
@@ -221,10 +221,10 @@ test("a worker on its own worktree is over once listed done at two reads in a ro
   writeFileSync(state, JSON.stringify([{ ...opened[0], state: "done" }]));
   await claude.advance(5000);
   await claude.settle();
-  assert.equal(claude.seen.status.at(-1), "lich: 1 worker");
+  assert.equal(await claude.footer(), "lich: 1 worker");
   await claude.advance(5000);
   await claude.settle();
-  assert.equal(claude.seen.status.at(-1), undefined);
+  assert.equal(await claude.footer(), undefined);
 });
 
 test("every case lich's contract leaves to Claude Code runs its own sub-agent, without a call to lich", async () => {
@@ -296,7 +296,7 @@ test("lich's command line failing before it took the task runs the native agent,
   assert.equal(native.length, 1);
   assert.equal(opens(lich).length, 1);
   assert.deepEqual(claude.toasts, ['lich: "port the parser" runs as a Claude Code sub-agent: lich: reach lich: connection refused']);
-  assert.deepEqual(claude.seen.status, [], "no worker is counted");
+  assert.equal(claude.redraws(), 0, "no worker is counted");
 });
 
 test("a lich without open --subagent runs the native agent, and is not asked again", async () => {
@@ -345,7 +345,7 @@ test("a failure before lich took the task, once the person stopped the turn, sta
 
 test("the mod failing after the open began refuses the call instead of the native agent", async () => {
   const { claude, lich } = await session();
-  claude.$.ui.status = () => { throw new Error("the footer broke"); };
+  claude.$.ui.invalidate = (event) => { if (event === "ui.render") throw new Error("the footer broke"); };
   const { answer, native } = await call(claude, "Agent", agent());
   assert.equal(native.length, 0);
   assert.match(answer.deny, /could do the work twice/);
@@ -379,5 +379,5 @@ test("the launch note and the footer read in the prompt language", async () => {
   const { claude } = await session({ env: { LICH_PROMPT_LANG: "pt-BR" } });
   const { answer } = await call(claude, "Agent", agent());
   assert.match(answer.context[0], /^Este agente roda como a sessão do lich "Session 4"/);
-  assert.equal(claude.seen.status.at(-1), "lich: 1 subagente");
+  assert.equal(await claude.footer(), "lich: 1 subagente");
 });

@@ -1,5 +1,6 @@
 // A stand-in for Claude Code's `$` and `on` and for lich, on a fake clock, to run
 // lichhook's Claude Code mods (lichhook/js/claude) under node's test runner.
+import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,7 +51,7 @@ export function fakeClaude(options = {}) {
   const env = options.env === undefined ? LICH : options.env;
   const lich = options.lich || fakeLich();
   const clock = { now: 1_000_000, timers: [] };
-  const seen = { status: [], submits: [], aborts: [], commands: [], forks: [], files: { ...(options.files || {}) }, runs: [] };
+  const seen = { invalidates: [], submits: [], aborts: [], commands: [], forks: [], files: { ...(options.files || {}) }, runs: [] };
   const timer = (ms, fn, every) => {
     const t = { at: clock.now + ms, ms, fn, every, live: true };
     clock.timers.push(t);
@@ -65,7 +66,7 @@ export function fakeClaude(options = {}) {
     command: { run: async (args) => { seen.commands.push(args); return options.command ? options.command(args) : { text: "" }; } },
     model: { fork: async (args) => { seen.forks.push(args); return options.fork ? options.fork(args) : { isAnswered: true, text: "fine", usage: {} }; } },
     session: { id: async () => "conv-1" },
-    ui: { status: (text) => { seen.status.push(text); } },
+    ui: { invalidate: (event) => { seen.invalidates.push(event); } },
     process: { run: async (argv, init) => { seen.runs.push({ argv, init }); return options.git ? options.git(argv) : { exitCode: 128, stdout: "", stderr: "" }; } },
     fs: {
       exists: async (path) => path in seen.files,
@@ -117,6 +118,23 @@ export function fakeClaude(options = {}) {
       clock.now = end;
       await flush();
     },
+    // Draws the footer's mode labels as Claude Code does, its own label "focus" first:
+    // the labels handed on to the engine.
+    modes: async (props = { modes: ["focus"] }) => {
+      const e = { surface: "terminal", component: "SessionMode", requestId: "mode", props };
+      let handed = e;
+      await claude.fire("ui.render", e, (x) => ((handed = x), { type: "Text" }));
+      return handed.props.modes;
+    },
+    // The label the mods add after Claude Code's own, or undefined.
+    footer: async () => {
+      const [own, ...added] = await claude.modes();
+      assert.equal(own, "focus", "Claude Code's own label stays first");
+      assert.ok(added.length <= 1, `one line at most: ${added}`);
+      return added[0];
+    },
+    // How many times the mods asked Claude Code to draw their components again.
+    redraws: () => seen.invalidates.filter((event) => event === "ui.render").length,
     liveTimers: () => clock.timers.filter((t) => t.live).length,
   };
   return claude;

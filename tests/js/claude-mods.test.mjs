@@ -339,17 +339,42 @@ test("the footer shows lich's errands every 5 s and nothing when a read fails", 
     json({ owed: [], open: [{ ticket: "4", target: "docs", state: "busy" }], ready: [] }),
   ];
   const claude = await session({ routes: { "/mod/status": () => answers.shift() || json({ owed: [], open: [], ready: [] }) } });
-  assert.deepEqual(claude.seen.status, ['lich: owes "Session 26" an answer, 2 tasks out (1 waiting), 1 answer to collect']);
+  assert.equal(await claude.footer(), 'lich: owes "Session 26" an answer, 2 tasks out (1 waiting), 1 answer to collect');
   const [read] = claude.lich.to("/mod/status");
   assert.equal(read.url, "http://127.0.0.1:4567/mod/status?token=t%20k&session_id=card%2F1");
   assert.equal(read.headers["X-Lich-Plugin"], RELEASE);
   await claude.advance(5000);
-  assert.equal(claude.seen.status.at(-1), undefined);
+  assert.equal(await claude.footer(), undefined);
   await claude.advance(5000);
-  assert.equal(claude.seen.status.at(-1), "lich: 1 task out");
+  assert.equal(await claude.footer(), "lich: 1 task out");
   await claude.advance(5000);
-  assert.equal(claude.seen.status.at(-1), undefined);
+  assert.equal(await claude.footer(), undefined);
   assert.equal(claude.lich.to("/mod/status").length, 4);
+});
+
+test("the footer's line goes after Claude Code's own mode labels, redrawn only when it changes", async () => {
+  const busy = json({ owed: [], open: [{ ticket: "4", target: "docs", state: "busy" }], ready: [] });
+  const answers = [busy, busy, json({ owed: [], open: [], ready: [] })];
+  const claude = await session({ routes: { "/mod/status": () => answers.shift() || json({ owed: [], open: [], ready: [] }) } });
+  assert.deepEqual(await claude.modes({ modes: ["focus", "memory paused"] }), ["focus", "memory paused", "lich: 1 task out"]);
+  assert.deepEqual(await claude.modes({ modes: [] }), ["lich: 1 task out"]);
+  assert.equal(claude.redraws(), 1);
+  await claude.advance(5000); // the same errands: nothing to draw again
+  assert.equal(claude.redraws(), 1);
+  await claude.advance(5000);
+  assert.equal(claude.redraws(), 2);
+  assert.deepEqual(await claude.modes({ modes: ["focus"] }), ["focus"]);
+});
+
+test("outside lich the mode labels are Claude Code's alone, and labels it cannot read are passed on as they came", async () => {
+  const outside = await session({ env: {} });
+  assert.deepEqual(await outside.modes({ modes: ["focus"] }), ["focus"]);
+  assert.equal(outside.redraws(), 0);
+  const claude = await session({ routes: { "/mod/status": json({ owed: [], open: [{ state: "busy" }], ready: [] }) } });
+  for (const props of [{}, { modes: "focus" }, { modes: null }]) {
+    assert.deepEqual(await claude.modes(props), props.modes, JSON.stringify(props));
+  }
+  assert.equal(await claude.footer(), "lich: 1 task out");
 });
 
 test("a 404 stops the status reads", async () => {
@@ -363,7 +388,7 @@ test("the errands read in the prompt language", async () => {
   const lines = [];
   for (const lang of ["pt-BR", "zh-CN", "es", "fr", undefined]) {
     const claude = await session({ env: { ...LICH, LICH_PROMPT_LANG: lang }, routes: { "/mod/status": errands } });
-    lines.push(claude.seen.status[0]);
+    lines.push(await claude.footer());
   }
   assert.deepEqual(lines, [
     "lich: deve 2 respostas, 1 tarefa em andamento", "lich: 欠 2 个回复, 1 个任务进行中", "lich: debe 2 respuestas, 1 tarea en curso",
@@ -442,11 +467,11 @@ test("an edit leaves this session's marker, and another session's recent edit is
   assert.equal(told.context[0], "mine");
   assert.match(told.context[1], /^The lich session "quiet-comet" also edited \/repo\/src\/a\.js in the last 3 min\./);
   assert.deepEqual(claude.seen.runs.at(-1), { argv: ["/opt/lich/lich", "sessions", "--json"], init: { timeoutMs: 2000 } });
-  assert.equal(claude.seen.status.at(-1), 'lich: a.js also edited by "quiet-comet"');
+  assert.equal(await claude.footer(), 'lich: a.js also edited by "quiet-comet"');
   await claude.advance(7 * 60000 - 1); // the other session's edit is news for ten minutes from when it was made
-  assert.equal(claude.seen.status.at(-1), 'lich: a.js also edited by "quiet-comet"');
+  assert.equal(await claude.footer(), 'lich: a.js also edited by "quiet-comet"');
   await claude.advance(1);
-  assert.equal(claude.seen.status.at(-1), undefined);
+  assert.equal(await claude.footer(), undefined);
 });
 
 test("a session lich cannot name is told by its id, on one short line", async () => {
@@ -456,13 +481,13 @@ test("a session lich cannot name is told by its id, on one short line", async ()
     claude.seen.files[marker(claude)] = JSON.stringify({ path: "/repo/src/a.js", session: "other-card", at: claude.clock.now });
     const told = await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/a.js" }, () => ({ result: {} }));
     assert.match(told.context[0], /^The lich session other-card also edited/);
-    assert.equal(claude.seen.status.at(-1), "lich: a.js also edited by other-card");
+    assert.equal(await claude.footer(), "lich: a.js also edited by other-card");
   }
   const claude = await session({ env: LICH, git: GIT });
   await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/a.js" }, () => ({ result: {} }));
   claude.seen.files[marker(claude)] = JSON.stringify({ path: "/repo/src/a.js", session: `a\n${"b".repeat(100)}`, at: claude.clock.now });
   const told = await claude.fire("tool.call", { tool: "Edit", file_path: "/repo/src/a.js" }, () => ({ result: {} }));
-  assert.equal(claude.seen.status.at(-1), `lich: a.js also edited by a ${"b".repeat(61)}…`);
+  assert.equal(await claude.footer(), `lich: a.js also edited by a ${"b".repeat(61)}…`);
   assert.doesNotMatch(told.context[0], /\n/);
 });
 

@@ -1,7 +1,8 @@
 // The one "lich:" line this plugin keeps under the prompt: each mod owns a part
-// (errands, workers, edits) and the line is drawn again only when it changes. lich's
-// errands count every worker the session opened, so while they show the worker count is
-// left out (lich-plugin 0.18.0).
+// (errands, workers, edits). It is drawn dim among the footer's mode labels (Claude
+// Code's SessionMode component), not as a status warning, and redrawn only when it
+// changes. lich's errands count every worker the session opened, so while they show the
+// worker count is left out (lich-plugin 0.18.0).
 
 const ORDER = ["errands", "workers", "edits"];
 
@@ -17,5 +18,13 @@ export function setPart($, footer, name, text) {
   const line = shown.length ? `lich: ${shown.join(" · ")}` : "";
   if (line === footer.line) return;
   footer.line = line;
-  $.ui.status(line || undefined);
+  $.ui.invalidate("ui.render");
+}
+
+// The `ui.render` hook for SessionMode: the line goes after the engine's own labels.
+// Props that are not a list of labels are passed on untouched.
+export function drawn($, e, next, footer) {
+  const modes = e.props && e.props.modes;
+  if (!footer.line || !Array.isArray(modes)) return next(e);
+  return next({ ...e, props: { ...e.props, modes: [...modes, footer.line] } });
 }

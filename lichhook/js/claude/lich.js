@@ -10,7 +10,7 @@ import { agentCalled, agentFailed, newCards, stopCalled } from "./cards.js";
 import { lichEnv, newQueue } from "./client.js";
 import { newControl, overridden, startControl, turnEnded, turnStarted } from "./control.js";
 import { edited, newEdits } from "./editguard.js";
-import { newFooter } from "./footer.js";
+import { drawn, newFooter } from "./footer.js";
 import { announce, selfCommand } from "./selfcommand.js";
 import { newStatus, startStatus } from "./status.js";
 import { texts } from "./texts.js";
@@ -41,6 +41,7 @@ export function register(on) {
   }
   on("tool.call", { tool: "Agent" }, ($, e, next) => agentCalled($, e, next, s)).catch(($, e, next) => agentFailed($, e, next, s));
   on("tool.call", { tool: "TaskStop" }, ($, e, next) => stopCalled($, e, next, s)).catch(($, e, next) => next(e));
+  on("ui.render", { component: "SessionMode" }, ($, e, next) => drawn($, e, next, s.footer)).catch(($, e, next) => next(e));
   selfCommand(on, s);
 }
 
