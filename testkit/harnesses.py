@@ -248,6 +248,13 @@ class ClaudeCode(Harness):
     def session_files(self, sandbox: "Sandbox", session_id: str) -> List[Path]:
         return sorted((sandbox.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
 
+    @staticmethod
+    def mode_label(pattern: str) -> str:
+        """A regular expression for ``pattern`` drawn among the footer's mode labels (under the
+        prompt, right-aligned), not as a status warning: its row carries no ⚠, the mark
+        Claude Code puts before a status (``⚠ lich: …``)."""
+        return rf"(?m)^(?!.*⚠).*{pattern}"
+
     def tui(self, sandbox: "Sandbox", *extra: str, lich: bool = True) -> "Terminal":
         """Claude Code's interactive TUI in the project folder, straight at its prompt: the
         first-start screens done, the test key approved and the folder trusted, as a user's

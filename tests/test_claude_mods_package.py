@@ -68,6 +68,7 @@ def test_the_carried_entry_module_loads_and_registers_each_event_once(release, t
     # Claude Code refuses a plugin's second hook on one event with the same matcher
     assert len({json.dumps(s) for s in seen}) == len(seen)
     assert ["session.start", {"isInteractive": True}] in seen
+    assert ["ui.render", {"component": "SessionMode"}] in seen  # the footer line, among the mode labels
     assert {"session.end", "turn.start", "turn.step", "turn.complete", "session.measure",
             "classic.Stop", "tool.call"} <= set(events)
 

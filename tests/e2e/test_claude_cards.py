@@ -78,7 +78,7 @@ def test_an_agent_call_opens_a_lich_card_and_task_stop_closes_it(sandbox, tmp_pa
         assert "Async agent launched successfully" in seen and "agentId: w1" in seen, seen[-3000:]
         assert 'lich session \\"Session 4\\"' in seen, seen[-3000:]
         assert not [r for r in box.model.model_requests() if sub_agent(r)], "no native sub-agent ran"
-        tui.wait_for(r"lich: 1 worker", 20)
+        tui.wait_for(box.harness.mode_label(r"lich: 1 worker"), 20)
 
         # lich brings the worker's report back as a note at this prompt (its relay, through the mods)
         box.model.script(text("The parser is ported.", when=main_loop))

@@ -73,7 +73,7 @@ def test_lich_drives_a_tui_session_and_hears_its_figures(sandbox):
     with box.harness.tui(box) as tui:
         attached(box)
         # the footer: lich's errands, read every 5 s
-        tui.wait_for(r'lich: owes "docs" an answer, 1 task out', 30)
+        tui.wait_for(box.harness.mode_label(r'lich: owes "docs" an answer, 1 task out'), 30)
         read = box.standin.of("mod-status")[0]
         assert read.status == 200 and read.release == RELEASE
 
@@ -197,7 +197,7 @@ def test_an_edit_of_a_file_another_session_just_edited_is_told(sandbox):
         tui.type_line("write shared.txt")
         tui.wait_for(r"Written\.", 60)
         # a session lich does not list (no LICH_BIN here) is told by its id
-        tui.wait_for(r"lich: shared\.txt also edited by another-card", 10)
+        tui.wait_for(box.harness.mode_label(r"lich: shared\.txt also edited by another-card"), 10)
     after = [r for r in box.model.model_requests() if "tool_result" in json.dumps(r.body)]
     told = [r for r in after if f"The lich session another-card also edited {target} in the last " in json.dumps(r.body)]
     assert told, box.model.log()[-3000:]
