@@ -82,7 +82,7 @@ def test_a_claim_is_the_newest_claimable_inside_the_range_and_never_past_it():
 # The claim per harness for lich 0.51, 0.60, 0.61 and an unknown lich, as docs/version.md
 # tables it: what the audit of each release (IMPLEMENTED) allows inside each range.
 CLAIMS = {
-    "claude": ("0.13.2", "0.17.0", "0.17.0", "0.13.2"),  # 0.18.0's footer placement is not done
+    "claude": ("0.13.2", "0.17.0", "0.18.4", "0.13.2"),
     "codex": ("0.13.2", "0.17.0", "0.18.4", "0.13.2"),
     "antigravity": ("0.13.2", "0.17.0", "0.18.4", "0.13.2"),
     "opencode": ("0.13.2", "0.17.0", "0.18.4", "0.13.2"),
@@ -95,7 +95,7 @@ CLAIMS = {
 def test_each_harness_names_what_the_audit_of_each_release_allows(harness):
     assert tuple(release.claim(lich, harness) for lich in (*MEASURED, None)) == CLAIMS[harness]
     assert release.IMPLEMENTED == {"0.13.0", "0.13.1", "0.13.2", "0.14.0", "0.15.0", "0.15.1", "0.16.0", "0.17.0",
-                                   "0.18.1", "0.18.2", "0.18.3", "0.18.4"}
+                                   "0.18.0", "0.18.1", "0.18.2", "0.18.3", "0.18.4"}
 
 
 @pytest.mark.parametrize("output, version", [

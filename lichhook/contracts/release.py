@@ -101,10 +101,9 @@ RELEASES: Dict[str, Tuple[str, str]] = {
 }
 # The releases lichhook does everything of, on the harnesses each changed (docs/version.md
 # has the audit: each promise and where lichhook keeps it). One left out caps the claims of
-# those harnesses below it: 0.18.0 stays out until the Claude Code footer line is drawn
-# among the mode labels, so Claude Code names at most 0.17.0.
+# those harnesses below it.
 IMPLEMENTED = frozenset({"0.13.0", "0.13.1", "0.13.2", "0.14.0", "0.15.0", "0.15.1", "0.16.0", "0.17.0",
-                         "0.18.1", "0.18.2", "0.18.3", "0.18.4"})
+                         "0.18.0", "0.18.1", "0.18.2", "0.18.3", "0.18.4"})
 
 # What lich keys on the version (internal/agentplugin/claude.go, compat.go): the installed
 # Claude Code plugin at SUBAGENT_CARDS or later routes sub-agents to cards, at NESTED_CARDS
