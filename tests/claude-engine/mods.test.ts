@@ -14,7 +14,7 @@ function lich(on: any, polls: unknown[] = [], routes: Record<string, unknown> = 
     const path = new URL(e.url).pathname
     sent.push({ path, at: clock.now(), body: e.init?.body ? JSON.parse(e.init.body) : undefined, headers: e.init?.headers })
     if (path === '/mod/commands') return polls.length ? polls.shift() : new Promise(() => {})
-    if (path in routes) return routes[path]
+    if (path in routes) return typeof routes[path] === 'function' ? (routes[path] as () => unknown)() : routes[path]
     if (path === '/mod/status') return answer(200, { owed: [], open: [], ready: [] })
     return answer(204)
   })
@@ -78,4 +78,25 @@ test('usage carries Claude Code figures, absent ones left out', async ($, on) =>
   await world.clock.advance(10)
   expect(world.to('/mod/usage').map((r) => r.body)).toEqual([
     { session_id: 'card', conversation_id: 'conv-1', context: { window: 200000, tokens: 43592, percent: 22 }, rate_limits: [], cost_usd: 0.5 }])
+})
+
+// The engine's own drawing is out of the kit's reach: the hook beneath the mods' is where the
+// labels they hand on are read. The kit answers no ui.invalidate, so each read mounts an instance afresh.
+test('the footer line goes after Claude Code\'s mode labels, is drawn again when it changes, then is gone', async ($, on) => {
+  mock.env(on, LICH)
+  const errands = [answer(200, { owed: [], open: [{ ticket: '4', target: 'docs', state: 'busy' }], ready: [] })]
+  const world = lich(on, [], { '/mod/status': () => errands.shift() || answer(200, { owed: [], open: [], ready: [] }) })
+  const redraws: any[] = []
+  on('ui.invalidate', (_: unknown, e: any) => { redraws.push(e.event); return { value: undefined } })
+  const handed: unknown[] = []
+  on('ui.render', { component: 'SessionMode' }, (_: unknown, e: any, next: any) => { handed.push(e.props.modes); return next(e) })
+  const draw = (requestId: string) => $.ui.mount({ plugin: 'lich', surface: 'terminal', component: 'SessionMode', requestId, props: { modes: ['focus'] } } as any)
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true } as any)
+  await world.clock.advance(100)
+  await draw('first')
+  expect(handed).toEqual([['focus', 'lich: 1 task out']])
+  await world.clock.advance(5000)
+  expect(redraws.filter((e) => e === 'ui.render')).toHaveLength(2)
+  await draw('after')
+  expect(handed.at(-1)).toEqual(['focus'])
 })
