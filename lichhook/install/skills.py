@@ -31,13 +31,19 @@ def command(target: Target) -> str:
 
 def files(run: str) -> Dict[str, bytes]:
     """Plugin-relative path -> bytes of every skill, running lichhook as ``run``."""
+    try:
+        command = run.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"cannot write lichhook's skills: the command they name, {run!r}, holds an undecodable "
+                          "byte (not UTF-8), which a skill's text cannot hold; install from a home folder whose "
+                          "path is UTF-8 (or set XDG_DATA_HOME to one)") from None
     out = {}
     for name in NAMES:
         # read beside this module: a hooks archive's own loader, for the package, holds no data
         found = pkgutil.get_data("lichhook.install", f"md/{name}")
         if found is None:
             raise ConfigError(f"lichhook's skill {name} is missing from this lichhook; rebuild the archive")
-        out[f"{FOLDER}/{name}"] = found.replace(b"\r\n", b"\n").replace(COMMAND_MARK, run.encode("utf-8"))
+        out[f"{FOLDER}/{name}"] = found.replace(b"\r\n", b"\n").replace(COMMAND_MARK, command)
     return out
 
 
