@@ -34,9 +34,9 @@ def files(run: str) -> Dict[str, bytes]:
     try:
         command = run.encode("utf-8")
     except UnicodeEncodeError:
-        raise ConfigError(f"cannot write lichhook's skills: the command they would name, {run!r}, holds an "
-                          "undecodable byte (not UTF-8); install from a home folder whose path is UTF-8 (or set "
-                          "XDG_DATA_HOME to one). Nothing was written.") from None
+        raise ConfigError(f"cannot write lichhook's skills: the command they name, {run!r}, holds an undecodable "
+                          "byte (not UTF-8), which a skill's text cannot hold; install from a home folder whose "
+                          "path is UTF-8 (or set XDG_DATA_HOME to one)") from None
     out = {}
     for name in NAMES:
         # read beside this module: a hooks archive's own loader, for the package, holds no data
