@@ -736,6 +736,19 @@ def lichhook_servers(sandbox: "Sandbox") -> Dict[int, int]:
     return found
 
 
+def waited(find: Callable[[], object], timeout: float, what: str, seen: Callable[[], str]) -> object:
+    """``find()`` once it is truthy; fails naming ``what`` and ``seen()`` (what the test's
+    other side got) when it is not within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = find()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never saw {what}; {seen()}")
+        time.sleep(0.2)
+
+
 def wait_until(check: Callable[[], bool], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while not check():

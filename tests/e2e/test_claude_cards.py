@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit import lichcli
+from testkit import harnesses, lichcli
 from testkit.constants import LICH_SESSION
 from testkit.models import offers_tools, text, tool_call
 
@@ -45,14 +45,7 @@ def argvs(record: Path) -> list:
 
 
 def waited(find, timeout: float, what: str, box) -> object:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = find()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never saw {what}; the model got:\n{box.model.log()[-6000:]}")
-        time.sleep(0.2)
+    return harnesses.waited(find, timeout, what, lambda: "the model got:\n" + box.model.log()[-6000:])
 
 
 def ready(box, tui) -> None:

@@ -13,6 +13,7 @@ from typing import Callable, List, Optional
 import pytest
 
 from lichhook.contracts import RELEASE
+from testkit import harnesses
 from testkit.constants import LICH_SESSION
 from testkit.models import hold, text
 
@@ -21,15 +22,8 @@ pytestmark = pytest.mark.e2e
 
 def waited(find: Callable[[], object], timeout: float, what: str, box) -> object:
     """``find()`` once it is truthy; fails with what lich got when it is not within ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = find()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            got = "\n".join(f"{r.status} {r.contract} {r.accepted or r.verdict}" for r in box.standin.reports)
-            raise AssertionError(f"lich never saw {what}; it got:\n{got}")
-        time.sleep(0.2)
+    return harnesses.waited(find, timeout, what, lambda: "lich got:\n" + "\n".join(
+        f"{r.status} {r.contract} {r.accepted or r.verdict}" for r in box.standin.reports))
 
 
 def attached(box, timeout: float = 90) -> None:
