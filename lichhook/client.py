@@ -8,8 +8,6 @@ plain socket can never be sent through a proxy, whatever HTTP_PROXY, ALL_PROXY o
 Windows registry say.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import time
 

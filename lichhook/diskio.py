@@ -6,8 +6,6 @@ Only ``os`` and ``sys`` at import: the hooks and wait ops load this on every run
 ``errno`` (about 0.05 ms to import) is needed only once something has failed.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import sys
 

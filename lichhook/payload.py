@@ -1,7 +1,5 @@
 """Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import sys
 import time

@@ -10,8 +10,6 @@ bounded by one deadline. Its imports are kept to the minimum: this runs on every
 and every tool call.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import time
 

@@ -11,8 +11,6 @@ private (0700) and used only while no other user can change it (``lichhook.trust
 title is written.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.coldstart import user_state_dir

@@ -8,8 +8,6 @@ comes from the harness's payload: it must be absolute and a regular file (a FIFO
 device there is never waited on).
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 TYPE_CHECKING = False

@@ -2,8 +2,6 @@
 fields, the words a card shows for a tool call (its detail) and for a wait (its reason),
 and the events Claude Code and Codex send alike."""
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.adapter import Adapter, Report
 from lichhook.adapters import BY_PROVIDER
 

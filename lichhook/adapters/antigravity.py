@@ -11,8 +11,6 @@ session-start and ``busy`` repeat (lich takes both again as they are). The title
 conversation's first ``USER_INPUT``, its ``<USER_REQUEST>`` tags removed.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.adapter import Report

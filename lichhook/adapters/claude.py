@@ -9,8 +9,6 @@ the newest ``{"type":"ai-title","aiTitle":...}`` line Claude appends to the tran
 tool until one is known, and at every Stop (a later one replaces it).
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.adapter import Report

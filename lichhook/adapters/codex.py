@@ -10,8 +10,6 @@ files it names. The title is the thread's first user message, read from the head
 the rollout (never from a sub-agent's, which its own hooks point at).
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.adapter import Report

@@ -17,8 +17,6 @@ free text, and the rules for the harness session id a report carries (lich's
 The report path imports this on every hook, so it stays small and imports nothing.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType

@@ -8,8 +8,6 @@ stricter about the id (``lichhook.contracts.provider_session_id_problem``). Wire
 docs/session-start.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import START, Outgoing, Rejected, decode, encode, lich_id_problem, provider_session_id_problem, shown
 
 TYPE_CHECKING = False

@@ -10,8 +10,6 @@ lichhook sends ``provider_session_id`` alongside (a newer lich uses it to tell a
 agent CLI's reports from the card's own). Wire details: docs/session-state.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import STATE, Outgoing, Rejected, alongside, decode, encode, lich_trim, one_line
 
 TYPE_CHECKING = False

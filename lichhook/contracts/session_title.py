@@ -7,8 +7,6 @@ trimmed and cut to 80 code points, and only when it differs from the last title 
 for that card (``lichhook.titles``). Wire details: docs/session-title.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import TITLE, Outgoing, Rejected, alongside, decode, encode, lich_trim, one_line, shown
 
 TYPE_CHECKING = False

@@ -6,8 +6,6 @@ changes files, with ``provider_session_id`` alongside. Wire details:
 docs/session-touched.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import TOUCHED, Outgoing, Rejected, alongside, decode, encode
 
 TYPE_CHECKING = False
