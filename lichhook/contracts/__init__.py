@@ -153,13 +153,18 @@ def encode(fields: "Dict[str, str]", provider_session_id: str = "") -> bytes:
 
 
 def decode(raw: bytes, fields: "Sequence[str]") -> "Dict[str, str]":
-    """The string fields lich's Go decoder reads from ``raw``, or Rejected."""
+    """The string fields lich's Go decoder reads from ``raw``, in the order of ``fields``,
+    or Rejected: each contract's ``parse`` starts here, and every one requires the
+    ``session_id`` (the card) first."""
     from lichhook.contracts.gojson import GoJSONError, decode_struct
 
     try:
-        return decode_struct(raw, fields)
+        decoded = decode_struct(raw, fields)
     except GoJSONError:
         raise Rejected("body must be a JSON object") from None
+    if not decoded["session_id"]:
+        raise Rejected("session_id is required")
+    return decoded
 
 
 def lich_trim(text: str) -> str:

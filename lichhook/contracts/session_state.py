@@ -61,12 +61,10 @@ def clamp(text: str) -> str:
 def parse(raw: bytes) -> "Dict[str, str]":
     """The report lich applies for ``raw``, normalised, or Rejected with its reason."""
     fields = decode(raw, FIELDS)
-    if not fields["session_id"]:
-        raise Rejected("session_id is required")
     state = fields["state"]
     if state not in STATES:
         raise Rejected("state must be one of " + ", ".join(STATES))
     tool = clamp(lich_trim(fields["tool"]))
     detail = clamp(lich_trim(fields["detail"])) if tool else ""
     reason = clamp(lich_trim(fields["reason"])) if state == "waiting" else ""
-    return {"session_id": fields["session_id"], "state": state, "tool": tool, "detail": detail, "reason": reason}
+    return dict(fields, tool=tool, detail=detail, reason=reason)

@@ -50,9 +50,7 @@ def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
 def parse(raw: bytes) -> "Dict[str, str]":
     """The title lich applies for ``raw``, or Rejected with its reason."""
     fields = decode(raw, FIELDS)
-    if not fields["session_id"]:
-        raise Rejected("session_id is required")
     title = lich_trim(fields["title"])
     if not title:
         raise Rejected("title is required and must not be blank")
-    return {"session_id": fields["session_id"], "title": title}
+    return dict(fields, title=title)
