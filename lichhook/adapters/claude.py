@@ -67,23 +67,11 @@ def ai_title(transcript_path: object) -> "Optional[str]":
     """The newest ai-title in the transcript (read back at most 1 MiB from its end)."""
     from lichhook import transcripts
 
-    line = transcripts.last_line_with(transcript_path, b'"ai-title"')
-    record = _json_line(line)
-    if isinstance(record, dict) and record.get("type") == "ai-title":
+    record = transcripts.record(transcripts.last_line_with(transcript_path, b'"ai-title"'))
+    if record is not None and record.get("type") == "ai-title":
         title = record.get("aiTitle")
         return title if isinstance(title, str) else None
     return None
-
-
-def _json_line(line: "Optional[bytes]") -> object:
-    if not line:
-        return None
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-
-    try:
-        return json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None
 
 
 ADAPTER = ClaudeCode()

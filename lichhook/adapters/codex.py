@@ -71,14 +71,9 @@ class Codex(CommandHook):
 def first_user_message(rollout: object) -> "Optional[str]":
     """The text of the first user message in the rollout (read at most 1 MiB from its start)."""
     from lichhook import transcripts
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
-    for line in transcripts.lines_with(rollout, _USER_MARKERS):
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except (ValueError, RecursionError):
-            continue
-        payload = record.get("payload") if isinstance(record, dict) else None
+    for record in transcripts.records_with(rollout, _USER_MARKERS):
+        payload = record.get("payload")
         if not isinstance(payload, dict):
             continue
         message = payload.get("message")
