@@ -4,6 +4,8 @@ import os
 import sys
 import time
 
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Dict, List, Tuple
@@ -138,8 +140,6 @@ def parse_payload(raw: bytes) -> "Payload":
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PayloadError(f"stdin is not UTF-8 (byte {exc.start})") from None
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-
     try:
         try:
             value = json.loads(text)

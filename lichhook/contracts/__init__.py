@@ -14,8 +14,11 @@ contracts' names (the one spelling each), the body size lich reads, the release
 lichhook names in ``X-Lich-Plugin``, lich's notion of white space, lichhook's rule for
 free text, and the rules for the harness session id a report carries (lich's
 ``opaqueID``, and lichhook's stricter one).
-The report path imports this on every hook, so it stays small and imports nothing.
+The report path imports this on every hook, so it stays small and imports only
+``quickjson``, which reading the payload has loaded before any report is made.
 """
+
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -145,8 +148,6 @@ def shown(text: str, limit: int = 60) -> str:
 def encode(fields: "Dict[str, str]", provider_session_id: str = "") -> bytes:
     """A body as lichhook sends every one: compact JSON, ASCII only, keys in order, the
     harness's session id last when there is one to send alongside."""
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-
     if provider_session_id:
         fields = dict(fields, provider_session_id=provider_session_id)
     return json.dumps(fields, separators=(",", ":")).encode("ascii")
