@@ -8,8 +8,6 @@ path adds it). The typed contract a third-party adapter follows is written down 
 runtime classes, imported by every hook.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import START, STATE, TITLE, TOUCHED
 
 TYPE_CHECKING = False

@@ -3,8 +3,6 @@
 Subcommand modules are imported only when named, so the report path pays for none.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import sys
 import time

@@ -8,12 +8,11 @@ plain socket can never be sent through a proxy, whatever HTTP_PROXY, ALL_PROXY o
 Windows registry say.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import time
 
 from lichhook.contracts import RELEASE
+from lichhook.selfcmd import running_archive
 
 HOST = "127.0.0.1"  # always loopback; never taken from the environment
 TIMEOUT = 1.0  # seconds for the whole exchange, as lich's own scripts use
@@ -30,8 +29,6 @@ def claimed(provider: str) -> str:
     """The release to name in X-Lich-Plugin for ``provider``: the one install claimed for it,
     written beside the archive this hook runs (``lichhook.install.claim``, the same number
     as the harness's manifest or marker), else RELEASE. Read only when a report is sent."""
-    from lichhook.selfcmd import running_archive
-
     archive = running_archive()
     if archive:
         try:

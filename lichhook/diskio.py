@@ -2,14 +2,15 @@
 replace, reads that never block on something that is not a regular file, and ``Dir``, a
 folder whose entries are reached without ever following a link.
 
-Only ``os`` and ``sys`` at import: the hooks and wait ops load this on every run, and
-``errno`` (about 0.05 ms to import) is needed only once something has failed.
+Only what every run has loaded already at import (``os``, the ``stat`` it loads, ``sys``,
+``time``): the hooks and wait ops load this on every run, and ``errno`` (about 0.05 ms to
+import) is needed only once something has failed.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
+import stat
 import sys
+import time
 
 TMP_SUFFIX = ".tmp"  # temporary files are ".<target>.<pid>.<8 hex digits>.tmp" beside their target
 _O_BINARY = getattr(os, "O_BINARY", 0)
@@ -33,8 +34,6 @@ def replace(src: str, dst: str, dir_fd: "int | None" = None, seconds: float = RE
     if sys.platform != "win32":
         os.replace(src, dst, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         return
-    import time
-
     deadline = time.monotonic() + seconds
     delay = 0.01
     while True:
@@ -128,8 +127,6 @@ class NotAFile(OSError):
 
 def kind_of(mode: int) -> str:
     """What a stat mode says an entry is, in words."""
-    import stat
-
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     if stat.S_ISDIR(mode):
@@ -159,8 +156,6 @@ def read_regular(path: str, limit: "int | None" = None) -> "bytes | None":
     Opened without blocking: a FIFO or a device put where a file belongs must not hang
     the caller waiting for a writer. Raises OSError as open() does.
     """
-    import stat
-
     fd = os.open(path, os.O_RDONLY | _O_BINARY | _O_NONBLOCK | _O_CLOEXEC)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -212,8 +207,6 @@ class Dir:
         """Open the folder at ``path`` (a link at ``path`` itself is followed: the caller
         decides whether to trust it). Raises NotADirectoryError, FileNotFoundError..."""
         if not _by_descriptor():
-            import stat
-
             if not stat.S_ISDIR(os.stat(path).st_mode):
                 import errno
 
@@ -283,8 +276,6 @@ class Dir:
                 raise self._named(exc, name) from None
         if dir_fd is None:
             self._no_reparse(name)
-            import stat
-
             try:
                 mode = os.lstat(where).st_mode
             except OSError as exc:
@@ -323,16 +314,12 @@ class Dir:
                 if kind != "a regular file":
                     raise _not_a_file(self.join(name), kind) from None
             if sys.platform == "win32" and isinstance(exc, PermissionError):
-                import stat
-
                 try:
                     if stat.S_ISDIR(self.lstat(name).st_mode):
                         raise _not_a_file(self.join(name), "a folder") from None
                 except FileNotFoundError:
                     pass
             raise self._named(exc, name) from None
-        import stat
-
         try:
             st_mode = os.fstat(fd).st_mode
         except BaseException:

@@ -10,8 +10,6 @@ caller and must never contain the lich token. This module runs on every hook: it
 imports what a step needs only when that step runs.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import sys
 import time
 

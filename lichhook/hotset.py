@@ -11,12 +11,15 @@ the demo) runs rarely and is not. This list is the one place that says which is 
   inside functions, ``TYPE_CHECKING`` guards, annotations spelt as strings. Every
   other module is ordinary Python, imports at the top.
 
-The hot style as enforced: a module on a hook's import path (each hot command's
-allow-list in ``tests/test_coldstart.py``, and every built-in adapter and contract
-module) imports neither ``__future__`` nor ``typing`` at run time, so it spells
-annotations that name typing-only types as strings. The hot modules a hook imports only
-off its usual path (on a failure, on Windows, or for the stand-in: that test's
-``OFF_THE_USUAL_PATH``) may be ordinary Python.
+The hot style, stated here once for every hot module: a module on a hook's import path
+(each hot command's allow-list in ``tests/test_coldstart.py``, and every built-in adapter
+and contract module) imports neither ``__future__`` nor ``typing`` at run time. So it has
+no ``from __future__ import annotations`` (that line imports ``__future__`` on every
+hook: docs/performance.md has the cost), spells annotations that name typing-only types
+as strings behind ``TYPE_CHECKING = False``, and imports what a command may not need
+inside the functions that need it. ``tests/test_coldstart.py`` names the module that
+breaks this. The hot modules a hook imports only off its usual path (on a failure, on
+Windows, or for the stand-in: that test's ``OFF_THE_USUAL_PATH``) may be ordinary Python.
 
 Hooks never import this module (install and the tests do), so it is ordinary Python.
 """

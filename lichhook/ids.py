@@ -6,8 +6,6 @@ touches the disk.
 ``lichhook.contracts.provider_session_id_problem``.)
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
 _WAIT_ID_CHARS = _ASCII_LETTERS | _DIGITS | frozenset("_-.")

@@ -1,9 +1,5 @@
 """Reading the LICH_* variables lich puts in every session's environment."""
 
-# No ``from __future__ import annotations``: that line imports __future__ at run time
-# (~0.1 ms) and this module runs on every hook, so annotations that name
-# type-checking-only types are written as strings.
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping

@@ -4,8 +4,6 @@ The config and state folders come from ``lichhook.coldstart``, which answers as
 platformdirs does without importing it on Linux and macOS.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.coldstart import user_config_dir, user_state_dir

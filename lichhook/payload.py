@@ -1,10 +1,10 @@
 """Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import sys
 import time
+
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -140,8 +140,6 @@ def parse_payload(raw: bytes) -> "Payload":
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PayloadError(f"stdin is not UTF-8 (byte {exc.start})") from None
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-
     try:
         try:
             value = json.loads(text)

@@ -10,11 +10,10 @@ bounded by one deadline. Its imports are kept to the minimum: this runs on every
 and every tool call.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import time
 
+from lichhook.coldstart import shield_stdout
 from lichhook.hook import HOOK_SECONDS, Hook
 from lichhook.lichenv import lich_target
 
@@ -39,8 +38,6 @@ def run(provider: str, environ: "Mapping[str, str]" = os.environ, started: "Opti
                 hook.say(f"{target}; nothing sent")
                 return 0
             if not unaided:
-                from lichhook.coldstart import shield_stdout
-
                 fd = shield_stdout(to_stderr=hook.debug.on)
             adapter = hook.adapter(reserved, unaided)
         except Exception as exc:  # a broken plugin folder, or a complete archive cut short or gone

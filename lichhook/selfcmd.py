@@ -1,7 +1,5 @@
 """How this program names itself, for commands it prints or writes into configs."""
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import sys
 

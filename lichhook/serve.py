@@ -17,8 +17,6 @@ after what is queued (at most ``DRAIN_SECONDS`` more), or when its parent proces
 harness. Like a hook it exits 0 and prints nothing on stdout.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import collections
 import gc
 import os

@@ -381,13 +381,9 @@ def _mod_said(contract: str, a: dict) -> str:
 
 def exports(standin: StandIn) -> str:
     env = standin.environ()
-    posix = " ".join(f"{k}={_sh_quote(v)}" for k, v in env.items())
+    posix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     powershell = "; ".join(f"$env:{k} = '{v}'" for k, v in env.items())
     return f"  POSIX shells:  export {posix}\n  PowerShell:    {powershell}\n"
-
-
-def _sh_quote(value: str) -> str:
-    return shlex.quote(value)
 
 
 def main(argv: List[str]) -> int:

@@ -11,10 +11,11 @@ private (0700) and used only while no other user can change it (``lichhook.trust
 title is written.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
+import stat
+import time
 
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.coldstart import user_state_dir
 
 TYPE_CHECKING = False
@@ -57,15 +58,11 @@ def last(environ: "Mapping[str, str]") -> "Optional[str]":
     except OSError:
         return None
     try:
-        import stat
-
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
         raw = os.read(fd, MAX_BYTES)
     finally:
         os.close(fd)
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-
     try:
         record = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
@@ -86,7 +83,6 @@ def remember(environ: "Mapping[str, str]", title: str) -> bool:
     where = folder(environ)
     if make_private(where):
         return False
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
     from lichhook.diskio import write_atomic
 
     data = json.dumps({"session": session_id, "title": title}).encode("utf-8", "surrogatepass")
@@ -104,8 +100,6 @@ def forget(environ: "Mapping[str, str]", session_id: str) -> None:
 
 
 def _prune(where: str) -> None:
-    import time
-
     now = time.time()
     try:
         names = os.listdir(where)

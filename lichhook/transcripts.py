@@ -1,20 +1,21 @@
-"""Reading a harness's transcript (a JSONL file) for one line, without reading all of it.
+"""Reading a harness's transcript (a JSONL file) for one record, without reading all of it.
 
 Titles live in transcripts: Claude Code appends an ``ai-title`` line now and then (the
 newest is near the end), Codex and Antigravity start theirs with the first user message.
 A transcript grows all session, to hundreds of megabytes, and a hook must stay quick, so
 these read at most ``LIMIT`` bytes, in chunks, from the end or from the start. The path
 comes from the harness's payload: it must be absolute and a regular file (a FIFO or a
-device there is never waited on).
+device there is never waited on). A line that is not a JSON object is no record.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
+import stat
+
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator, Optional, Sequence
+    from typing import Any, Dict, Iterator, Optional, Sequence
 
 LIMIT = 1 << 20  # bytes read at most, from either end
 CHUNK = 1 << 16
@@ -29,8 +30,6 @@ def _open(path: object) -> "Optional[int]":
         fd = os.open(path, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
-    import stat
-
     try:
         if stat.S_ISREG(os.fstat(fd).st_mode):
             return fd
@@ -97,6 +96,25 @@ def lines_with(path: object, markers: "Sequence[bytes]", limit: int = LIMIT) -> 
                     yield line
     finally:
         os.close(fd)
+
+
+def records_with(path: object, markers: "Sequence[bytes]") -> "Iterator[Dict[str, Any]]":
+    """The record of each of ``lines_with``'s lines that holds one."""
+    for line in lines_with(path, markers):
+        found = record(line)
+        if found is not None:
+            yield found
+
+
+def record(line: "Optional[bytes]") -> "Optional[Dict[str, Any]]":
+    """The JSON object ``line`` holds (a line of ``last_line_with``, say), or None."""
+    if not line:
+        return None
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _read(fd: int, size: int) -> bytes:

@@ -21,8 +21,6 @@ caller adds what its role offers instead (another waits folder, moving the plugi
 Windows ``untrusted`` checks nothing.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import stat  # os has imported it already
 import sys

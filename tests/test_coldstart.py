@@ -270,8 +270,14 @@ def test_string_annotations_mean_what_the_plain_ones_would(name):
         hints = typing.get_type_hints(function, globalns=names)
         checked += len(hints)
     assert checked or not functions or name.startswith("lichhook.adapters."), f"{name} has no annotated functions"
-    if name not in OFF_THE_USUAL_PATH:
-        assert not [v for v in vars(module).values() if isinstance(v, __future__._Feature)]
+
+
+@pytest.mark.parametrize("name", sorted(set(hot_modules()) - OFF_THE_USUAL_PATH))
+def test_a_hot_module_has_no_future_import(name):
+    # A `from __future__ import ...` leaves its feature among the module's names.
+    features = [v for v in vars(import_module(name)).values() if isinstance(v, __future__._Feature)]
+    assert features == [], (f"{name} imports from __future__, which a hook's path may not: see the hot style in "
+                            "lichhook/hotset.py's docstring")
 
 
 # --- process: how a short-lived command ends ---------------------------------------------------

@@ -17,8 +17,6 @@ the usual, and the lichhook commands (``extra``) registered beside an event's ro
 The report path imports this module on every hook: data only, nothing heavy.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, Iterator, List, Optional, Sequence, Tuple

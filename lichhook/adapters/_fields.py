@@ -1,15 +1,13 @@
 """What the built-in adapters share: their base class, small readers of a payload's
 fields, the words a card shows for a tool call (its detail) and for a wait (its reason),
-and the events Claude Code and Codex send alike."""
-
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+and the command-hook adapter Claude Code and Codex are, told apart by their data."""
 
 from lichhook.adapter import Adapter, Report
 from lichhook.adapters import BY_PROVIDER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Container, Dict, List, Mapping, Optional, Sequence
+    from typing import Any, Container, Dict, List, Mapping, Optional, Sequence
 
     from lichhook.adapter import Event
     from lichhook.adapters import Descriptor
@@ -141,36 +139,58 @@ def reason(message: object, tool: "Optional[str]", what: str) -> str:
     return tool or ""
 
 
-def command_hook(adapter: "BuiltinAdapter", event: "Event",
-                 title: "Callable[[Mapping[str, Any]], Optional[str]]") -> "Optional[List[Report]]":
-    """The reports of the events Claude Code and Codex send alike, in the same envelope
-    (``session_id``, ``cwd``, ``tool_name``, ``tool_input``): the session start, busy on
-    a prompt, busy with the tool about to run, busy after it (touched after a tool that
-    writes, and the title until one is known), done with the title, idle. None for any
-    other event. ``title(payload)`` reads the harness's own title."""
-    p, name = event.payload, event.name
-    sid = string_at(p, "session_id")
-    if name == "SessionStart":
-        return [Report.start(sid)]
-    if name == "UserPromptSubmit":
-        return [Report.state("busy", provider_session_id=sid)]
-    if name == "PreToolUse":
-        what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
-        return [Report.state("busy", tool=string_at(p, "tool_name"), detail=what, provider_session_id=sid)]
-    if name == "PostToolUse":
-        out = [Report.state("busy", provider_session_id=sid)]
-        if adapter.writes_files(string_at(p, "tool_name")):
-            out.append(Report.touched(sid))
-        if event.last_title is None:  # until one is known; Stop carries a later one
-            out += titled(title(p), sid)
-        return out
-    if name == "Stop":
-        return [Report.state("done", provider_session_id=sid)] + titled(title(p), sid)
-    if name == "SessionEnd":
-        return [Report.state("idle", provider_session_id=sid)]
-    if name in ("PreCompact", "PostCompact"):
-        return compaction(p, name == "PreCompact", sid)
-    return None
+class CommandHook(BuiltinAdapter):
+    """A harness whose command hooks send Claude Code's envelope (``session_id``, ``cwd``,
+    ``tool_name``, ``tool_input``) for the events Claude Code and Codex send alike: the
+    session start, busy on a prompt, busy with the tool about to run, busy after it
+    (touched after a tool that writes, and the title until one is known), done with the
+    title, idle, and compaction. What sets one harness apart is data: the events on which
+    it waits for the user, the events that end a turn that failed, and its own title."""
+
+    # The events on which the session waits for the user, each with the payload key of
+    # the harness's own sentence saying why ("" when it sends none).
+    waiting: "Mapping[str, str]" = {}
+    # The events that end a turn which failed: the card reads done, as after Stop.
+    failed: "Container[str]" = ()
+
+    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
+        return string_at(payload, "session_id")
+
+    def title(self, payload: "Mapping[str, Any]") -> "Optional[str]":
+        """The harness's own title for the session of ``payload``, or None."""
+        raise NotImplementedError
+
+    def reports(self, event: "Event") -> "List[Report]":
+        p, name = event.payload, event.name
+        sid = string_at(p, "session_id")
+        if name == "SessionStart":
+            return [Report.start(sid)]
+        if name == "UserPromptSubmit":
+            return [Report.state("busy", provider_session_id=sid)]
+        if name == "PreToolUse":
+            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
+            return [Report.state("busy", tool=string_at(p, "tool_name"), detail=what, provider_session_id=sid)]
+        if name == "PostToolUse":
+            out = [Report.state("busy", provider_session_id=sid)]
+            if self.writes_files(string_at(p, "tool_name")):
+                out.append(Report.touched(sid))
+            if event.last_title is None:  # until one is known; Stop carries a later one
+                out += titled(self.title(p), sid)
+            return out
+        if name == "Stop":
+            return [Report.state("done", provider_session_id=sid)] + titled(self.title(p), sid)
+        if name == "SessionEnd":
+            return [Report.state("idle", provider_session_id=sid)]
+        if name in ("PreCompact", "PostCompact"):
+            return compaction(p, name == "PreCompact", sid)
+        if name in self.waiting:
+            message = p.get(self.waiting[name]) if self.waiting[name] else None
+            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
+            return [Report.state("waiting", reason=reason(message, string_at(p, "tool_name"), what),
+                                 provider_session_id=sid)]
+        if name in self.failed:
+            return [Report.state("done", provider_session_id=sid)]
+        return []
 
 
 def compaction(p: "Mapping[str, Any]", before: bool, sid: "Optional[str]") -> "List[Report]":

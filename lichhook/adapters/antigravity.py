@@ -11,8 +11,6 @@ session-start and ``busy`` repeat (lich takes both again as they are). The title
 conversation's first ``USER_INPUT``, its ``<USER_REQUEST>`` tags removed.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.adapter import Report
@@ -88,14 +86,9 @@ def workspace(payload: "Mapping[str, Any]") -> "Optional[str]":
 def first_user_input(transcript: object) -> "Optional[str]":
     """The first USER_INPUT's text, tags removed (read at most 1 MiB from the start)."""
     from lichhook import transcripts
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
-    for line in transcripts.lines_with(transcript, (b"USER_INPUT",)):
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(record, dict) or record.get("type") != "USER_INPUT":
+    for record in transcripts.records_with(transcript, (b"USER_INPUT",)):
+        if record.get("type") != "USER_INPUT":
             continue
         content = record.get("content")
         if isinstance(content, str):

@@ -9,24 +9,21 @@ the newest ``{"type":"ai-title","aiTitle":...}`` line Claude appends to the tran
 tool until one is known, and at every Stop (a later one replaces it).
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
-from lichhook.adapter import Report
-from ._fields import BuiltinAdapter, command_hook, detail, mapping_at, reason, string_at
+from ._fields import CommandHook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-    from lichhook.adapter import Event
-
 SID = "9f1c7c1e-8f2a-4c3b-9d5e-2a7b6c4d1e05"
 
 
-class ClaudeCode(BuiltinAdapter):
+class ClaudeCode(CommandHook):
     provider = "claude"
+    waiting = {"Notification": "message"}
+    failed = ("StopFailure",)
     sample = {
         "session_id": SID,
         "transcript_path": f"/home/u/.claude/projects/-home-u-proj/{SID}.jsonl",
@@ -36,22 +33,8 @@ class ClaudeCode(BuiltinAdapter):
         "model": "claude-sonnet-5",
     }
 
-    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
-        return string_at(payload, "session_id")
-
-    def reports(self, event: "Event") -> "List[Report]":
-        shared = command_hook(self, event, lambda payload: ai_title(payload.get("transcript_path")))
-        if shared is not None:
-            return shared
-        p, name = event.payload, event.name
-        sid = string_at(p, "session_id")
-        if name == "Notification":
-            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
-            return [Report.state("waiting", reason=reason(p.get("message"), string_at(p, "tool_name"), what),
-                                 provider_session_id=sid)]
-        if name == "StopFailure":
-            return [Report.state("done", provider_session_id=sid)]
-        return []
+    def title(self, payload: "Mapping[str, Any]") -> "Optional[str]":
+        return ai_title(payload.get("transcript_path"))
 
     def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         transcript = os.path.join(folder, f"{SID}.jsonl")
@@ -84,23 +67,11 @@ def ai_title(transcript_path: object) -> "Optional[str]":
     """The newest ai-title in the transcript (read back at most 1 MiB from its end)."""
     from lichhook import transcripts
 
-    line = transcripts.last_line_with(transcript_path, b'"ai-title"')
-    record = _json_line(line)
-    if isinstance(record, dict) and record.get("type") == "ai-title":
+    record = transcripts.record(transcripts.last_line_with(transcript_path, b'"ai-title"'))
+    if record is not None and record.get("type") == "ai-title":
         title = record.get("aiTitle")
         return title if isinstance(title, str) else None
     return None
-
-
-def _json_line(line: "Optional[bytes]") -> object:
-    if not line:
-        return None
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-
-    try:
-        return json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None
 
 
 ADAPTER = ClaudeCode()

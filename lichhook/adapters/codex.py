@@ -10,18 +10,13 @@ files it names. The title is the thread's first user message, read from the head
 the rollout (never from a sub-agent's, which its own hooks point at).
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
-from lichhook.adapter import Report
-from ._fields import BuiltinAdapter, command_hook, detail, mapping_at, reason, string_at
+from ._fields import CommandHook, string_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Dict, List, Mapping, Optional, Tuple
-
-    from lichhook.adapter import Event
 
 SID = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"
 # A user message in a rollout: an item_completed UserMessage (0.171 and later) or a
@@ -29,8 +24,9 @@ SID = "018f9c5a-0000-7000-9a3b-1c2d3e4f5c01"
 _USER_MARKERS = (b'"UserMessage"', b'"user_message"')
 
 
-class Codex(BuiltinAdapter):
+class Codex(CommandHook):
     provider = "codex"
+    waiting = {"PermissionRequest": ""}  # no sentence of its own: the tool and what it acts on
     sample = {
         "session_id": SID,
         "transcript_path": f"/home/u/.codex/sessions/2026/11/30/rollout-2026-11-30T09-00-00-{SID}.jsonl",
@@ -41,19 +37,11 @@ class Codex(BuiltinAdapter):
         "source": "startup",
     }
 
-    def session_id(self, payload: "Mapping[str, Any]", environ: "Mapping[str, str]") -> "Optional[str]":
-        return string_at(payload, "session_id")
-
-    def reports(self, event: "Event") -> "List[Report]":
-        shared = command_hook(self, event, title_of)
-        if shared is not None:
-            return shared
-        p = event.payload
-        if event.name == "PermissionRequest":
-            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
-            return [Report.state("waiting", reason=reason(None, string_at(p, "tool_name"), what),
-                                 provider_session_id=string_at(p, "session_id"))]
-        return []
+    def title(self, payload: "Mapping[str, Any]") -> "Optional[str]":
+        """The thread's title, never from a sub-agent's rollout (its own hooks point at it)."""
+        if string_at(payload, "agent_id"):
+            return None
+        return first_user_message(payload.get("transcript_path"))
 
     def life(self, folder: str) -> "List[Tuple[str, Dict[str, Any]]]":
         rollout = os.path.join(folder, f"rollout-2026-11-30T09-00-00-{SID}.jsonl")
@@ -80,24 +68,12 @@ class Codex(BuiltinAdapter):
         ]
 
 
-def title_of(payload: "Mapping[str, Any]") -> "Optional[str]":
-    """The thread's title, never from a sub-agent's rollout (its own hooks point at it)."""
-    if string_at(payload, "agent_id"):
-        return None
-    return first_user_message(payload.get("transcript_path"))
-
-
 def first_user_message(rollout: object) -> "Optional[str]":
     """The text of the first user message in the rollout (read at most 1 MiB from its start)."""
     from lichhook import transcripts
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
-    for line in transcripts.lines_with(rollout, _USER_MARKERS):
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except (ValueError, RecursionError):
-            continue
-        payload = record.get("payload") if isinstance(record, dict) else None
+    for record in transcripts.records_with(rollout, _USER_MARKERS):
+        payload = record.get("payload")
         if not isinstance(payload, dict):
             continue
         message = payload.get("message")

@@ -7,8 +7,6 @@ before it runs, which is as close as Crush comes. Crush reports no state: no eve
 ever end a ``busy``. Empty stdout is no opinion on the tool call.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.adapter import Report
 from ._fields import BuiltinAdapter, string_at
 

@@ -22,8 +22,6 @@ Every other session is reported: a fork's ``parentSession`` is the parent's id, 
 ``/branch`` names the parent's file but sits beside it, not inside its folder.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.adapter import Report

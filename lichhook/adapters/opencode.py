@@ -14,8 +14,6 @@ sent, so only a real one goes out. The bare ``lichhook opencode`` (earlier modul
 it on ``session.created``) reports the session start alone, as it always did.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.adapter import Report
 from ._fields import BuiltinAdapter, detail, mapping_at, reason, string_at
 

@@ -17,14 +17,9 @@ of Python would do, for less at start-up, with public APIs only, and
 The first two share this one module because every hot command needs them, and each
 module a command imports costs about 0.1 ms of the import machinery, whatever it holds.
 
-The modules of the hot set also keep ``typing`` off the hooks' path: no ``from
-__future__ import annotations`` (it imports ``__future__`` at run time), annotations
-that name ``typing`` types spelt as strings behind ``TYPE_CHECKING = False``, and
-imports a command may not need inside the functions that need them. Only the hot set
-does so (``lichhook.hotset`` says why); everything else is ordinary Python.
+The modules of the hot set also keep ``__future__`` and ``typing`` off the hooks' path,
+in the hot style ``lichhook.hotset`` states; everything else is ordinary Python.
 """
-
-# No ``from __future__ import annotations``: see above.
 
 import os
 import sys

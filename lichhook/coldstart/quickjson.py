@@ -11,8 +11,6 @@ is ``json``'s own. ``tests/test_coldstart.py`` holds both functions equal to ``j
 and makes each way of handing over happen.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, List, Optional, Tuple

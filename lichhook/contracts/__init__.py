@@ -14,10 +14,11 @@ contracts' names (the one spelling each), the body size lich reads, the release
 lichhook names in ``X-Lich-Plugin``, lich's notion of white space, lichhook's rule for
 free text, and the rules for the harness session id a report carries (lich's
 ``opaqueID``, and lichhook's stricter one).
-The report path imports this on every hook, so it stays small and imports nothing.
+The report path imports this on every hook, so it stays small and imports only
+``quickjson``, which reading the payload has loaded before any report is made.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
+from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -147,21 +148,24 @@ def shown(text: str, limit: int = 60) -> str:
 def encode(fields: "Dict[str, str]", provider_session_id: str = "") -> bytes:
     """A body as lichhook sends every one: compact JSON, ASCII only, keys in order, the
     harness's session id last when there is one to send alongside."""
-    from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-
     if provider_session_id:
         fields = dict(fields, provider_session_id=provider_session_id)
     return json.dumps(fields, separators=(",", ":")).encode("ascii")
 
 
 def decode(raw: bytes, fields: "Sequence[str]") -> "Dict[str, str]":
-    """The string fields lich's Go decoder reads from ``raw``, or Rejected."""
+    """The string fields lich's Go decoder reads from ``raw``, in the order of ``fields``,
+    or Rejected: each contract's ``parse`` starts here, and every one requires the
+    ``session_id`` (the card) first."""
     from lichhook.contracts.gojson import GoJSONError, decode_struct
 
     try:
-        return decode_struct(raw, fields)
+        decoded = decode_struct(raw, fields)
     except GoJSONError:
         raise Rejected("body must be a JSON object") from None
+    if not decoded["session_id"]:
+        raise Rejected("session_id is required")
+    return decoded
 
 
 def lich_trim(text: str) -> str:

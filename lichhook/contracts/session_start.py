@@ -8,8 +8,6 @@ stricter about the id (``lichhook.contracts.provider_session_id_problem``). Wire
 docs/session-start.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import START, Outgoing, Rejected, decode, encode, lich_id_problem, provider_session_id_problem, shown
 
 TYPE_CHECKING = False
@@ -47,8 +45,6 @@ def parse(raw: bytes) -> "Dict[str, str]":
     """The report lich stores for ``raw``, normalised, or Rejected with its reason."""
     fields = decode(raw, FIELDS)
     provider = fields["provider"] or "claude"
-    if not fields["session_id"]:
-        raise Rejected("session_id is required")
     if not fields["provider_session_id"]:
         raise Rejected("provider_session_id is required")
     problem = lich_id_problem(fields["provider_session_id"])
@@ -56,5 +52,4 @@ def parse(raw: bytes) -> "Dict[str, str]":
         raise Rejected(f"provider_session_id must be an opaque id ({problem})")
     if provider not in PROVIDERS:
         raise Rejected("provider must be a registered provider id")
-    return {"session_id": fields["session_id"], "provider_session_id": fields["provider_session_id"],
-            "provider": provider}
+    return dict(fields, provider=provider)

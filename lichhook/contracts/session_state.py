@@ -10,8 +10,6 @@ lichhook sends ``provider_session_id`` alongside (a newer lich uses it to tell a
 agent CLI's reports from the card's own). Wire details: docs/session-state.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import STATE, Outgoing, Rejected, alongside, decode, encode, lich_trim, one_line
 
 TYPE_CHECKING = False
@@ -63,12 +61,10 @@ def clamp(text: str) -> str:
 def parse(raw: bytes) -> "Dict[str, str]":
     """The report lich applies for ``raw``, normalised, or Rejected with its reason."""
     fields = decode(raw, FIELDS)
-    if not fields["session_id"]:
-        raise Rejected("session_id is required")
     state = fields["state"]
     if state not in STATES:
         raise Rejected("state must be one of " + ", ".join(STATES))
     tool = clamp(lich_trim(fields["tool"]))
     detail = clamp(lich_trim(fields["detail"])) if tool else ""
     reason = clamp(lich_trim(fields["reason"])) if state == "waiting" else ""
-    return {"session_id": fields["session_id"], "state": state, "tool": tool, "detail": detail, "reason": reason}
+    return dict(fields, tool=tool, detail=detail, reason=reason)

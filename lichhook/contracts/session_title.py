@@ -7,8 +7,6 @@ trimmed and cut to 80 code points, and only when it differs from the last title 
 for that card (``lichhook.titles``). Wire details: docs/session-title.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.contracts import TITLE, Outgoing, Rejected, alongside, decode, encode, lich_trim, one_line, shown
 
 TYPE_CHECKING = False
@@ -52,9 +50,7 @@ def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
 def parse(raw: bytes) -> "Dict[str, str]":
     """The title lich applies for ``raw``, or Rejected with its reason."""
     fields = decode(raw, FIELDS)
-    if not fields["session_id"]:
-        raise Rejected("session_id is required")
     title = lich_trim(fields["title"])
     if not title:
         raise Rejected("title is required and must not be blank")
-    return {"session_id": fields["session_id"], "title": title}
+    return dict(fields, title=title)

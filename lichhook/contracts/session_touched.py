@@ -6,9 +6,7 @@ changes files, with ``provider_session_id`` alongside. Wire details:
 docs/session-touched.md.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
-from lichhook.contracts import TOUCHED, Outgoing, Rejected, alongside, decode, encode
+from lichhook.contracts import TOUCHED, Outgoing, alongside, decode, encode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +31,4 @@ def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
 
 def parse(raw: bytes) -> "Dict[str, str]":
     """What lich applies for ``raw``, or Rejected with its reason."""
-    fields = decode(raw, FIELDS)
-    if not fields["session_id"]:
-        raise Rejected("session_id is required")
-    return {"session_id": fields["session_id"]}
+    return decode(raw, FIELDS)
