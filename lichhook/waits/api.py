@@ -11,6 +11,7 @@ line, release the lock.
 import os
 
 from lichhook.ids import BadId, wait_session_id
+from lichhook.waits.names import parse_by, this_node
 from lichhook.waits.rules import OPS, Refused, apply
 
 TYPE_CHECKING = False
@@ -64,8 +65,6 @@ def run_op(
 
 
 def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) -> dict:  # type: ignore[no-untyped-def]
-    from lichhook.waits.names import parse_by, this_node
-
     try:
         session = wait_session_id(session)
         who, node = parse_by(by, environ)

@@ -7,7 +7,7 @@ for an optional field.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.ids import BadId, is_control
+from lichhook.ids import BadId, is_control, wait_id_problem
 
 WHAT_MAX = 500
 NOTE_MAX = 500
@@ -61,8 +61,6 @@ def check_family(value: object) -> "str | None":
 
 def check_id(value: object, op: str) -> str:
     """A wait id such as ``w3``, required by watched, said and done."""
-    from lichhook.ids import wait_id_problem
-
     if value is None or value == "":
         raise BadId(f"{op} needs id: the id of one of the name's open waits, such as 'w1' (list shows them)")
     problem = wait_id_problem(value)

@@ -42,9 +42,13 @@ ignores case.
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
+import stat  # os has imported it already
+import time  # loaded at start-up
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-from lichhook.diskio import Dir, NotAFile, temporary_target
+from lichhook.diskio import Dir, NotAFile, kind_of, temporary_target
+from lichhook.ids import BadId, wait_session_id
+from lichhook.waits.rules import Refused
 from lichhook.waits.view import (
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
     SESSIONS, STOPS, STORE, FolderRefused, FolderView, clean_stale, error_kind, json_or_none, not_a_file_sentence,
@@ -82,8 +86,6 @@ def empty_state() -> dict:
 
 
 def utc_now() -> str:
-    import time
-
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
@@ -92,8 +94,6 @@ def utc_now() -> str:
 
 def store_format_problem(state: object) -> "str | None":
     """What is wrong with a loaded store, or None if every field has the right shape."""
-    from lichhook.ids import BadId, wait_session_id
-
     if not isinstance(state, dict) or state.get("format") != STORE_FORMAT:
         return f"it is not a format-{STORE_FORMAT} waits store"
     names = state.get("names")
@@ -210,8 +210,6 @@ def _is_counter(folder: "Dir", name: str) -> bool:
 
 def _previous_stem(entry: str, suffix: str) -> "str | None":
     """The session id in a file name an earlier release wrote (it did not fold case)."""
-    from lichhook.ids import BadId, wait_session_id
-
     if not entry.endswith(suffix):
         return None
     stem = entry[: -len(suffix)]
@@ -270,15 +268,11 @@ class WaitsFolder(FolderView):
 
     def _regular_or_missing(self, name: str) -> bool:
         """Whether ``name`` exists; refuses one that is not a regular file."""
-        import stat
-
         try:
             mode = self.root.lstat(name).st_mode
         except FileNotFoundError:
             return False
         if not stat.S_ISREG(mode):
-            from lichhook.diskio import kind_of
-
             raise FolderRefused(not_a_file_sentence(self.root.join(name), kind_of(mode)))
         return True
 
@@ -591,8 +585,6 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
     could not be written (the next op retries). Raises Refused, FolderRefused, OSError.
     A refused op on a folder that does not exist yet creates nothing.
     """
-    from lichhook.waits.rules import Refused
-
     if not os.path.lexists(path):
         change(empty_state())  # raises Refused for an op the empty store refuses
     with for_op(path) as folder, folder.lock():

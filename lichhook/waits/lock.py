@@ -27,7 +27,9 @@ The OS releases every lock a process holds when it dies, however it dies.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import os
 import sys
+import time  # loaded at start-up
 
 # Windows: the locked byte. Far past any content, so that reading the file never meets it.
 LOCK_OFFSET = 1 << 30
@@ -71,7 +73,6 @@ def take_turn(queue: object, fd: int, timeout: float) -> "Turn | None":
 
 if sys.platform == "win32":
     import msvcrt
-    import os
 
     def _try(fd: int) -> bool:
         os.lseek(fd, LOCK_OFFSET, os.SEEK_SET)
@@ -99,8 +100,6 @@ if sys.platform == "win32":
         The pause between tries starts at 1 ms and doubles up to 20 ms: a short hold is
         taken over at once, and a waiter checks often enough not to lose every hand-over
         to a process that was already running."""
-        import time
-
         deadline = time.monotonic() + timeout
         pause = 0.001
         while True:
@@ -113,8 +112,8 @@ if sys.platform == "win32":
             pause = min(pause * 2, 0.02)
 
 else:
+    import _thread  # loaded at start-up
     import fcntl
-    import os
 
     def _try(fd: int) -> bool:
         try:
@@ -132,8 +131,6 @@ else:
     def _wait_in_order(fds: list, timeout: float) -> bool:
         """flock each of ``fds`` in order, blocking; True once all are held, False if the
         deadline passed first."""
-        import _thread
-
         # The duplicates share the locks with ``fds`` (flock belongs to the open file, not
         # to the descriptor) and belong to the helper alone, so that the caller may close
         # ``fds`` at any time without the helper locking some other file that happens to
@@ -176,8 +173,6 @@ else:
         return True
 
     def _take_turn(queue, fd: int, timeout: float) -> "Turn | None":  # type: ignore[no-untyped-def]
-        import time
-
         if _try(fd):
             if not _tickets(queue):
                 return Turn(fd)
@@ -207,8 +202,6 @@ else:
     def _join(queue, deadline: float) -> "tuple | None":  # type: ignore[no-untyped-def]
         """(node name, its locked descriptor, the node ahead's descriptor or -1), made
         under the queue folder's own lock so that tickets are handed out one by one."""
-        import time
-
         if not (_try(queue.fd) or _wait(queue.fd, deadline - time.monotonic())):
             return None
         try:

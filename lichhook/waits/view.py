@@ -21,10 +21,14 @@ module reads equal to what ``folder`` writes.
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
+import stat  # os has imported it already
 import sys
+import time  # loaded at start-up
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, temporary_target
+from lichhook.ids import BadId, wait_id_problem, wait_node, wait_session_id, wait_who
+from lichhook.trust import above_problem, make_folders, private_problem, user_name
 
 # The layout (drawn in lichhook.waits.folder's docstring).
 MARKER = "lichhook-waits.json"
@@ -96,8 +100,6 @@ class IndexName:
 
 def _valid_name(value: object) -> bool:
     """``who@node`` (or a bare ``who``) as the ops accept it."""
-    from lichhook.ids import BadId, wait_node, wait_who
-
     if not isinstance(value, str):
         return False
     who, at, node = value.partition("@")
@@ -112,8 +114,6 @@ def _valid_name(value: object) -> bool:
 
 def valid_session(value: object) -> bool:
     """A session id exactly as this module writes it: valid and already folded."""
-    from lichhook.ids import BadId, wait_session_id
-
     try:
         return wait_session_id(value) == value
     except BadId:
@@ -123,8 +123,6 @@ def valid_session(value: object) -> bool:
 def parse_session(doc: object, session: str, path: str) -> "SessionWaits":
     """A session mirror, checked: every string that may reach a printed command passes the
     same check the ops apply, so a tampered file cannot put shell text into one."""
-    from lichhook.ids import wait_id_problem
-
     if not isinstance(doc, dict):
         raise MirrorError(f"{path} holds JSON {type(doc).__name__}, not an object")
     if doc.get("session", session) != session:
@@ -198,8 +196,6 @@ def json_or_none(raw: bytes) -> object:
 def _check_private(folder: "Dir", what: str) -> None:
     """Refuse a folder that is not the user's own or that others may write to
     (lichhook.trust): whoever can change it decides what the Stop hook tells the model."""
-    from lichhook.trust import private_problem
-
     problem = private_problem(folder.path, None if sys.platform == "win32" else folder.stat())
     if problem:
         raise FolderRefused(f"{what} {folder.path} {problem}: whoever can change it decides what "
@@ -219,10 +215,6 @@ def error_kind(exc: "OSError") -> str:
 
 def open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
-    import stat
-
-    from lichhook.trust import above_problem, make_folders, user_name
-
     try:
         link = os.lstat(path)
     except FileNotFoundError:
@@ -437,8 +429,6 @@ class FolderView:
 
 def clean_stale(folder: "Dir", suffix: str) -> None:
     """Remove write_atomic temporaries for ``*<suffix>`` files older than STALE_SECONDS."""
-    import time
-
     now = time.time()
     try:
         names = folder.names()
@@ -468,8 +458,6 @@ def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
             raise MirrorError(f"{path} is {error_kind(exc)}, not a regular file") from None
         except PermissionError as exc:
             if attempt + 1 < tries:
-                import time
-
                 time.sleep(0.02)
                 continue
             raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None

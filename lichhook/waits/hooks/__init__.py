@@ -22,7 +22,8 @@ exits 0.
 import os
 import sys
 
-from lichhook.waits.hooks.text import Folder, Outcome, let_through
+from lichhook.paths import waits_dir
+from lichhook.waits.hooks.text import CLI, TOOL, Folder, Outcome, let_through
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,8 +83,6 @@ def main(word: str, hooks: tuple, usage: str, argv: list) -> int:
 
 
 def choose_folder(arg: "str | None", environ: "Mapping[str, str]") -> "Folder":
-    from lichhook.paths import waits_dir
-
     explicit = bool(arg) or bool(environ.get("LICHHOOK_WAITS_DIR", "").strip())
     # Absolute, so that the commands printed for the model work from any working folder.
     return Folder(os.path.abspath(waits_dir(environ, arg or None)), explicit)
@@ -113,7 +112,6 @@ def run_hook(word: str, hook: str, extra: list, environ: "Mapping[str, str]") ->
 
         return stop(session, folder)
     from lichhook.waits.hooks.start import session_start
-    from lichhook.waits.hooks.text import CLI, TOOL
 
     return session_start(session, payload, folder, CLI if word == "claude-code" else TOOL)
 
