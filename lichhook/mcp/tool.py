@@ -6,7 +6,7 @@ import json
 import os
 
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.api import run_op
+from lichhook.waits.api import refusal, run_op
 from lichhook.waits.fields import FAMILY_MAX, NOTE_MAX, WHAT_MAX
 from lichhook.waits.hooks.text import TOOL_NAME as NAME
 from lichhook.waits.rules import OPS
@@ -107,8 +107,7 @@ def call(arguments: dict, waits_dir: str | None = None, structured: bool = True)
     """The tools/call result for ``arguments``: the answer as text, isError when refused."""
     problem = _problem(arguments)
     if problem:
-        op = arguments.get("op")
-        answer = {"ok": False, "op": op[:40] if isinstance(op, str) else None, "error": problem}
+        answer = refusal(arguments.get("op"), problem)
     else:
         answer = run_op(
             arguments["op"],

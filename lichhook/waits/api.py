@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from typing import Mapping
 
 
-def _refusal(op: object, sentence: str, **fields: object) -> dict:
+def refusal(op: object, sentence: str, **fields: object) -> dict:
+    """A refused op's answer (the MCP tool gives its own refusals in the same shape)."""
     answer: dict = {"ok": False, "op": op[:40] if isinstance(op, str) else None, "error": sentence}
     answer.update(fields)
     return answer
@@ -61,7 +62,7 @@ def run_op(
     try:
         return _run(op, by, session, what, family, id, note, waits_dir, environ)
     except Exception as exc:  # the promise to callers (the MCP server) is an answer, not a traceback
-        return _refusal(op, f"unexpected error ({type(exc).__name__}: {exc}); nothing was changed by this op")
+        return refusal(op, f"unexpected error ({type(exc).__name__}: {exc}); nothing was changed by this op")
 
 
 def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) -> dict:  # type: ignore[no-untyped-def]
@@ -72,7 +73,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
             raise BadId(f"op {op!r} is not an op; use one of {', '.join(OPS)}")
         args = _arguments(op, what, family, wait_id, note)
     except BadId as exc:
-        return _refusal(op, str(exc))
+        return refusal(op, str(exc))
     name = f"{who}@{node}"
     answer = {"ok": True, "op": op, "name": name, "session": session}
 
@@ -89,12 +90,12 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
         result, warning = transaction(
             folder, lambda state: apply(state, op, name, session, now, **args), here, now, (session,))
     except Refused as refused:
-        return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
+        return refusal(op, refused.sentence, name=name, session=session, **refused.extra)
     except FolderRefused as exc:
-        return _refusal(op, str(exc), name=name, session=session)
+        return refusal(op, str(exc), name=name, session=session)
     except OSError as exc:
         where = exc.filename or folder
-        return _refusal(
+        return refusal(
             op,
             f"cannot use the waits folder {folder} ({where}: {exc.strerror or exc}); make it writable "
             "by you, or choose another folder with --waits-dir or LICHHOOK_WAITS_DIR",

@@ -52,7 +52,7 @@ from lichhook.waits.rules import Refused
 from lichhook.waits.view import (
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
     SESSIONS, STOPS, STORE, FolderRefused, FolderView, clean_stale, error_kind, json_or_none, not_a_file_sentence,
-    open_root, valid_session,
+    open_root,
 )
 
 TYPE_CHECKING = False
@@ -196,36 +196,30 @@ def _is_index_doc(doc: object) -> bool:
     return isinstance(doc, dict) and set(doc) == {"node", "updated", "names"}
 
 
-def _is_session_doc(doc: object, session: str) -> bool:
+def _is_session_mirror(folder: "Dir", name: str, session: str) -> bool:
+    doc = _read_json(folder, name)
     return (isinstance(doc, dict) and set(doc) == {"session", "name", "waits", "updated"}
             and doc["session"] == session)
 
 
-def _is_counter(folder: "Dir", name: str) -> bool:
+def _is_counter(folder: "Dir", name: str, session: str) -> bool:
     try:
         return folder.read(name, 32).strip().isdigit()
     except OSError:
         return False
 
 
-def _previous_stem(entry: str, suffix: str) -> "str | None":
-    """The session id in a file name an earlier release wrote (it did not fold case)."""
+def _stem(entry: str, suffix: str = MIRROR_SUFFIX, folded: bool = True) -> "str | None":
+    """The session id of the file ``entry`` (``<session id><suffix>``) if it is a name this
+    module writes, else None; ``folded=False`` also takes the names an earlier release
+    wrote (it did not fold case)."""
     if not entry.endswith(suffix):
         return None
     stem = entry[: -len(suffix)]
     try:
-        wait_session_id(stem)
+        return stem if wait_session_id(stem) == stem or not folded else None
     except BadId:
         return None
-    return stem
-
-
-def _mirror_stem(entry: str) -> "str | None":
-    """The session of ``sessions/<entry>`` if it is a name this module writes, else None."""
-    if not entry.endswith(MIRROR_SUFFIX):
-        return None
-    stem = entry[: -len(MIRROR_SUFFIX)]
-    return stem if valid_session(stem) else None
 
 
 class WaitsFolder(FolderView):
@@ -242,20 +236,15 @@ class WaitsFolder(FolderView):
         foreign = []
         if INDEX in self.root.names() and not _is_index_doc(_read_json(self.root, INDEX)):
             foreign.append(INDEX)
-        sessions = self._sub(SESSIONS, create=False)
-        for name in sessions.names() if sessions is not None else ():
-            assert sessions is not None
-            target = temporary_target(name)
-            stem = _previous_stem(target or name, MIRROR_SUFFIX)
-            if stem is None or (target is None and not _is_session_doc(_read_json(sessions, name), stem)):
-                foreign.append(f"{SESSIONS}/{name}")
-        stops = self._sub(STOPS, create=False)
-        for name in stops.names() if stops is not None else ():
-            assert stops is not None
-            target = temporary_target(name)
-            stem = _previous_stem(target or name, COUNTER_SUFFIX)
-            if stem is None or (target is None and not _is_counter(stops, name)):
-                foreign.append(f"{STOPS}/{name}")
+        for subname, suffix, written_here in ((SESSIONS, MIRROR_SUFFIX, _is_session_mirror),
+                                               (STOPS, COUNTER_SUFFIX, _is_counter)):
+            sub = self._sub(subname, create=False)
+            for name in sub.names() if sub is not None else ():
+                assert sub is not None
+                target = temporary_target(name)
+                stem = _stem(target or name, suffix, folded=False)
+                if stem is None or (target is None and not written_here(sub, name, stem)):
+                    foreign.append(f"{subname}/{name}")
         if foreign:
             self._refuse_foreign(foreign)
         self._write_marker()
@@ -301,7 +290,7 @@ class WaitsFolder(FolderView):
         if self._regular_or_missing(STORE):
             return False
         sessions = self._sub(SESSIONS, create=False)
-        return sessions is not None and any(_mirror_stem(n) for n in sessions.names())
+        return sessions is not None and any(_stem(n) for n in sessions.names())
 
     # -- the store --
 
@@ -347,10 +336,8 @@ class WaitsFolder(FolderView):
                 pass  # the refusal still says it all to the caller
             raise
         if self._regular_or_missing(BROKEN):
-            try:
-                self.root.unlink(BROKEN)
-            except OSError:
-                pass  # Windows: a hook has it open this instant; the next op removes it
+            # Windows: a hook may have it open this instant; then the next op removes it.
+            _unlink_quietly(self.root, BROKEN)
         return state
 
     def save_store(self, state: dict) -> None:
@@ -404,10 +391,10 @@ class WaitsFolder(FolderView):
             for entry in sessions.names():
                 target = temporary_target(entry)
                 if target is not None:
-                    if _mirror_stem(target):
+                    if _stem(target):
                         _unlink_quietly(sessions, entry)
                     continue
-                sid = _mirror_stem(entry)
+                sid = _stem(entry)
                 if sid:
                     targets.setdefault(sid, None)
             targets.update(dict.fromkeys(bound))

@@ -349,8 +349,6 @@ class FolderView:
         self._subdirs[name] = sub
         return sub
 
-    # -- small files: the dirty and broken marks --
-
     # -- what the hooks read --
 
     def session_waits(self, session: str) -> "SessionWaits | None":
@@ -399,26 +397,18 @@ class FolderView:
         return max(0, value)
 
     def set_strikes(self, session: str, value: int) -> "str | None":
-        """Write the count atomically; return why it failed, or None."""
+        """Write the count atomically, or with 0 forget the refusals (remove the counter);
+        return why that failed, or None."""
         try:
-            stops = self._sub(STOPS, create=True)
-            assert stops is not None
-            # Not flushed to disk (which costs each refusing Stop 0.3 ms and more): a count
-            # lost to a power cut reads as none, so at worst a wait refuses a stop a few
-            # more times. A killed hook still leaves the old count or the new one.
-            stops.write_atomic(session + COUNTER_SUFFIX, b"%d\n" % value, durable=False)
-            clean_stale(stops, COUNTER_SUFFIX)
-        except FolderRefused as exc:
-            return str(exc)
-        except OSError as exc:
-            return f"{type(exc).__name__}: {exc.strerror or exc}"
-        return None
-
-    def reset_strikes(self, session: str) -> "str | None":
-        """Forget the refusals; return why that failed, or None."""
-        try:
-            stops = self._sub(STOPS, create=False)
-            if stops is not None:
+            stops = self._sub(STOPS, create=value > 0)
+            if value > 0:
+                assert stops is not None
+                # Not flushed to disk (which costs each refusing Stop 0.3 ms and more): a count
+                # lost to a power cut reads as none, so at worst a wait refuses a stop a few
+                # more times. A killed hook still leaves the old count or the new one.
+                stops.write_atomic(session + COUNTER_SUFFIX, b"%d\n" % value, durable=False)
+                clean_stale(stops, COUNTER_SUFFIX)
+            elif stops is not None:
                 stops.unlink(session + COUNTER_SUFFIX)
         except FolderRefused as exc:
             return str(exc)
