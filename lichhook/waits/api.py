@@ -12,7 +12,7 @@ import os
 
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.names import parse_by, this_node
-from lichhook.waits.rules import OPS, Refused, apply
+from lichhook.waits.rules import OPS, TAKES, Refused, apply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def refusal(op: object, sentence: str, **fields: object) -> dict:
 
 def _arguments(op: str, what: object, family: object, wait_id: object, note: object) -> dict:
     """The op's own arguments, checked; arguments the op does not take are ignored."""
-    if op in ("list", "adopt"):
+    if op not in TAKES:
         return {}  # without importing the checks, for the ops that take no arguments
     from lichhook.waits import fields
 
