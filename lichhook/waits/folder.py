@@ -471,7 +471,7 @@ class _Held:
             raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
         try:
             _, count_before = _read_record(self.fd)
-            # POSIX waiters queue in queue/; Windows grants waiting locks in turn itself.
+            # POSIX waiters queue in queue/; Windows ones are not queued (lichhook.waits.lock).
             queue = self.folder._sub(QUEUE, create=True) if root.fd >= 0 else None
             self.turn = lock.take_turn(queue, self.fd, self.timeout)
             if self.turn is None:

@@ -35,18 +35,6 @@ import time  # loaded at start-up
 LOCK_OFFSET = 1 << 30
 
 
-def acquire(fd: int, timeout: float) -> bool:
-    """Take the exclusive lock on the open file ``fd``, not queueing: True once held,
-    False if the deadline passed first. Raises OSError if the OS refuses it outright."""
-    if _try(fd):
-        return True
-    return _wait(fd, timeout)
-
-
-def release(fd: int) -> None:
-    _release(fd)
-
-
 class Turn:
     """The lock held, taken in turn; ``end`` releases it and wakes the next waiter."""
 
@@ -67,7 +55,7 @@ class Turn:
 def take_turn(queue: object, fd: int, timeout: float) -> "Turn | None":
     """Take the lock on ``fd`` in turn: a Turn once held, None if the deadline passed
     first. ``queue`` is the folder (a ``diskio.Dir``) the POSIX queue keeps its nodes in;
-    Windows queues by itself and ignores it."""
+    Windows, where waiters are not queued, ignores it."""
     return _take_turn(queue, fd, timeout)
 
 
@@ -87,7 +75,7 @@ if sys.platform == "win32":
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
     def _take_turn(queue: object, fd: int, timeout: float) -> "Turn | None":
-        return Turn(fd) if acquire(fd, timeout) else None
+        return Turn(fd) if _try(fd) or _wait(fd, timeout) else None
 
     def _leave(queue: object, node: str, node_fd: int) -> None:
         pass  # no nodes on Windows

@@ -67,7 +67,7 @@ def main(word: str, hooks: tuple, usage: str, argv: list) -> int:
         # Not a hook run: exit 1, which Claude Code reports as a hook error without
         # blocking anything (2 would hold a Stop open).
         said = repr(args[0])[:60] if args else "nothing"
-        _stderr(f"lichhook {word}: expected {' or '.join(hooks)}, got {said}\n{usage}")
+        _write(sys.stderr, f"lichhook {word}: expected {' or '.join(hooks)}, got {said}\n{usage}")
         return 1
     hook = args[0]
     try:
@@ -121,7 +121,7 @@ def finish(outcome: "Outcome") -> None:
     out = outcome.out
     if outcome.notices:
         text = "\n".join(outcome.notices)
-        _stderr(text + "\n")
+        _write(sys.stderr, text + "\n")
         out = dict(out or {})
         out["systemMessage"] = text
     if not out:
@@ -129,17 +129,12 @@ def finish(outcome: "Outcome") -> None:
     from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     # ASCII only: a Windows console code page cannot garble or refuse it.
-    line = json.dumps(out, ensure_ascii=True) + "\n"
-    try:
-        sys.stdout.write(line)
-        sys.stdout.flush()
-    except (AttributeError, OSError, ValueError):  # AttributeError: started without stdout (None)
-        pass
+    _write(sys.stdout, json.dumps(out, ensure_ascii=True) + "\n")
 
 
-def _stderr(text: str) -> None:
+def _write(stream, text: str) -> None:  # type: ignore[no-untyped-def]
     try:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-    except (AttributeError, OSError, ValueError):  # AttributeError: started without stderr (None)
+        stream.write(text)
+        stream.flush()
+    except (AttributeError, OSError, ValueError):  # AttributeError: started without the stream (None)
         pass
