@@ -7,11 +7,11 @@ import os
 
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.api import refusal, run_op
-from lichhook.waits import rules
 from lichhook.waits.hooks.text import TOOL_NAME as NAME
+from lichhook.waits.rules import ARGUMENTS as OP_ARGUMENTS
 from lichhook.waits.rules import FAMILY_MAX, NOTE_MAX, OPS, REQUIRED, TAKES, WHAT_MAX
 
-ARGUMENTS = ("op", "by", "session", *rules.ARGUMENTS)
+ARGUMENTS = ("op", "by", "session", *OP_ARGUMENTS)
 
 
 def _takers(argument: str) -> str:
