@@ -51,7 +51,7 @@ from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.rules import Refused
 from lichhook.waits.view import (
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
-    SESSIONS, STOPS, STORE, FolderRefused, FolderView, clean_stale, error_kind, json_or_none, not_a_file_sentence,
+    SESSIONS, STOPS, STORE, FolderRefused, FolderView, error_kind, json_or_none, not_a_file_sentence,
     open_root,
 )
 
@@ -420,16 +420,6 @@ class WaitsFolder(FolderView):
         elif index["names"] != index_said:
             self.root.write_atomic(INDEX, encode(index), durable=False)
         return written
-
-    def clean_stops(self) -> None:
-        """Remove temporaries a Stop hook left in ``stops/`` when it was cut short. A
-        cleanup only: an unusable ``stops/`` is the Stop hook's to report, not the op's."""
-        try:
-            stops = self._sub(STOPS, create=False)
-        except (FolderRefused, OSError):
-            return
-        if stops is not None:
-            clean_stale(stops, COUNTER_SUFFIX)
 
     # -- the lock --
 

@@ -407,7 +407,7 @@ class FolderView:
                 # lost to a power cut reads as none, so at worst a wait refuses a stop a few
                 # more times. A killed hook still leaves the old count or the new one.
                 stops.write_atomic(session + COUNTER_SUFFIX, b"%d\n" % value, durable=False)
-                clean_stale(stops, COUNTER_SUFFIX)
+                self.clean_stops()
             elif stops is not None:
                 stops.unlink(session + COUNTER_SUFFIX)
         except FolderRefused as exc:
@@ -416,23 +416,27 @@ class FolderView:
             return f"{type(exc).__name__}: {exc.strerror or exc}"
         return None
 
-
-def clean_stale(folder: "Dir", suffix: str) -> None:
-    """Remove write_atomic temporaries for ``*<suffix>`` files older than STALE_SECONDS."""
-    now = time.time()
-    try:
-        names = folder.names()
-    except OSError:
-        return
-    for name in names:
-        target = temporary_target(name)
-        if target is None or not target.endswith(suffix):
-            continue
+    def clean_stops(self) -> None:
+        """Remove the temporaries of counters in ``stops/`` older than STALE_SECONDS, which
+        a Stop hook cut short left. A cleanup only: an unusable ``stops/`` is the Stop
+        hook's to report, not the op's."""
+        now = time.time()
         try:
-            if now - folder.lstat(name).st_mtime > STALE_SECONDS:
-                folder.unlink(name)
-        except OSError:
-            pass
+            stops = self._sub(STOPS, create=False)
+            if stops is None:
+                return
+            names = stops.names()
+        except (FolderRefused, OSError):
+            return
+        for name in names:
+            target = temporary_target(name)
+            if target is None or not target.endswith(COUNTER_SUFFIX):
+                continue
+            try:
+                if now - stops.lstat(name).st_mtime > STALE_SECONDS:
+                    stops.unlink(name)
+            except OSError:
+                pass
 
 
 def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
