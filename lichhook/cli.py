@@ -18,7 +18,7 @@ COMMANDS = {
     "install": ("lichhook.install.cli", "install_main"),
     "uninstall": ("lichhook.install.cli", "uninstall_main"),
     "doctor": ("lichhook.install.doctor", "main"),
-    "mcp": ("lichhook.mcp", "main"),
+    "mcp": ("lichhook.mcp.server", "main"),
     "theme": ("lichhook.theme", "main"),
 }
 

@@ -436,3 +436,30 @@ def test_an_unknown_op_is_refused_naming_every_op():
     with pytest.raises(UsageError) as refused:
         parse(["close", "--by", "rev", "--session", "s1"])
     assert str(refused.value) == "unknown op 'close'; use one of " + ", ".join(OPS)
+
+
+def test_the_usage_and_the_hooks_instructions_give_each_op_the_arguments_the_rules_give_it():
+    """The hooks do without lichhook.waits.rules (it is not on their import path), so their
+    instructions spell each op's arguments again, as the usage's prose does: here they are
+    held to the rules' table."""
+    import re
+
+    from lichhook.waits.cli import USAGE
+    from lichhook.waits.hooks.text import CLI, TOOL
+    from lichhook.waits.rules import REQUIRED, TAKES
+
+    placeholder = {"what": "TEXT", "family": "F", "id": "W", "note": "TEXT"}
+    spelt = [" ".join([op, *(f"--{a} {placeholder[a]}" if a in REQUIRED else f"[--{a} {placeholder[a]}]"
+                             for a in TAKES.get(op, ()))]) for op in OPS]
+    assert CLI.ops == ", ".join(spelt[:-1]) + ", or " + spelt[-1]
+    named = []
+    for part in TOOL.ops.split(", "):  # "watched or said with id (and note if you like)"
+        ops = [word for word in part.split() if word in OPS]
+        taken = re.findall(r"\bwith (\w+)", part) + re.findall(r"\(and (\w+) if you like\)", part)
+        assert all(tuple(taken) == TAKES.get(op, ()) for op in ops), part
+        assert all(a in REQUIRED for a in re.findall(r"\bwith (\w+)", part)), part
+        named += ops
+    assert named == list(OPS)
+    for op in OPS:
+        (line,) = [line for line in USAGE.splitlines() if line.split()[:1] == [op]]
+        assert re.findall(r"--(\w+)", line) == list(TAKES.get(op, ())), line

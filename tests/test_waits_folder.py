@@ -186,13 +186,20 @@ def test_a_folder_of_the_release_before_the_marker_is_read_then_adopted(pyz, pla
     assert [w["what"] for w in json.loads((folder / "sessions" / "s1.json").read_text())["waits"]] == ["CI run", "review"]
 
 
-def test_a_previous_release_folder_with_one_foreign_file_is_refused(pyz, place):
+@pytest.mark.parametrize("foreign, content", [
+    ("sessions/notes.json", '{"mine": true}'),  # a session id's name, not a mirror's content
+    ("sessions/s2.json", '{"session": "s1", "name": null, "waits": [], "updated": "t"}'),  # another session's
+    ("sessions/s 2.json", "{}"),  # no session id
+    ("stops/s2.count", "two\n"),  # not a count
+    ("stops/notes.txt", "1\n"),
+])
+def test_a_previous_release_folder_with_one_foreign_file_is_refused(pyz, place, foreign, content):
     folder, env = place
     previous_release_folder(folder)
-    (folder / "sessions" / "notes.json").write_text('{"mine": true}')
+    (folder / foreign).write_text(content)
     before = snapshot(folder)
     code, answer = wait(pyz, env, "list", "--by", "rev", "--session", "s1")
-    assert code == 1 and "'sessions/notes.json'" in answer["error"], answer
+    assert code == 1 and f"'{foreign}'" in answer["error"], answer
     assert snapshot(folder) == before
 
 

@@ -3,11 +3,3 @@
 ``server`` speaks JSON-RPC 2.0, one message per line; ``tool`` describes the tool and runs
 it through ``lichhook.waits.api.run_op``, the same code as ``lichhook wait``.
 """
-
-from __future__ import annotations
-
-from lichhook.mcp.server import main as serve
-
-
-def main(argv: list) -> int:
-    return serve(argv)

@@ -6,12 +6,20 @@ import json
 import os
 
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.api import run_op
-from lichhook.waits.fields import FAMILY_MAX, NOTE_MAX, WHAT_MAX
+from lichhook.waits.api import refusal, run_op
 from lichhook.waits.hooks.text import TOOL_NAME as NAME
-from lichhook.waits.rules import OPS
+from lichhook.waits.rules import ARGUMENTS as OP_ARGUMENTS
+from lichhook.waits.rules import FAMILY_MAX, NOTE_MAX, OPS, REQUIRED, TAKES, WHAT_MAX
 
-ARGUMENTS = ("op", "by", "session", "what", "family", "id", "note")
+ARGUMENTS = ("op", "by", "session", *OP_ARGUMENTS)
+
+
+def _takers(argument: str) -> str:
+    """Which ops take ``argument`` and whether they must: ``add only (required)``."""
+    ops = [op for op, taken in TAKES.items() if argument in taken]
+    which = f"{ops[0]} only" if len(ops) == 1 else ", ".join(ops)
+    return f"{which} ({'required' if argument in REQUIRED else 'optional'})"
+
 
 DESCRIPTION = (
     "Record what this session is waiting for (a reply from another agent, a CI run, a review), "
@@ -44,21 +52,21 @@ INPUT_SCHEMA = {
             "type": "string",
             "minLength": 1,
             "maxLength": WHAT_MAX,
-            "description": f"add only (required): what you are waiting for, 1-{WHAT_MAX} characters.",
+            "description": f"{_takers('what')}: what you are waiting for, 1-{WHAT_MAX} characters.",
         },
         "family": {
             "type": "string",
             "maxLength": FAMILY_MAX,
-            "description": "add only (optional): the event family the wait ends on, e.g. 'ci.build'.",
+            "description": f"{_takers('family')}: the event family the wait ends on, e.g. 'ci.build'.",
         },
         "id": {
             "type": "string",
-            "description": "watched, said, done (required): the wait id, e.g. 'w1' (list shows them).",
+            "description": f"{_takers('id')}: the wait id, e.g. 'w1' (list shows them).",
         },
         "note": {
             "type": "string",
             "maxLength": NOTE_MAX,
-            "description": "watched, said (optional): who watches, or what you told the operator.",
+            "description": f"{_takers('note')}: who watches, or what you told the operator.",
         },
     },
     "required": ["op", "by", "session"],
@@ -107,8 +115,7 @@ def call(arguments: dict, waits_dir: str | None = None, structured: bool = True)
     """The tools/call result for ``arguments``: the answer as text, isError when refused."""
     problem = _problem(arguments)
     if problem:
-        op = arguments.get("op")
-        answer = {"ok": False, "op": op[:40] if isinstance(op, str) else None, "error": problem}
+        answer = refusal(arguments.get("op"), problem)
     else:
         answer = run_op(
             arguments["op"],

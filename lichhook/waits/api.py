@@ -11,14 +11,16 @@ line, release the lock.
 import os
 
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.rules import OPS, Refused, apply
+from lichhook.waits.names import parse_by, this_node
+from lichhook.waits.rules import OPS, TAKES, Refused, apply
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
 
 
-def _refusal(op: object, sentence: str, **fields: object) -> dict:
+def refusal(op: object, sentence: str, **fields: object) -> dict:
+    """A refused op's answer (the MCP tool gives its own refusals in the same shape)."""
     answer: dict = {"ok": False, "op": op[:40] if isinstance(op, str) else None, "error": sentence}
     answer.update(fields)
     return answer
@@ -26,7 +28,7 @@ def _refusal(op: object, sentence: str, **fields: object) -> dict:
 
 def _arguments(op: str, what: object, family: object, wait_id: object, note: object) -> dict:
     """The op's own arguments, checked; arguments the op does not take are ignored."""
-    if op in ("list", "adopt"):
+    if op not in TAKES:
         return {}  # without importing the checks, for the ops that take no arguments
     from lichhook.waits import fields
 
@@ -60,12 +62,10 @@ def run_op(
     try:
         return _run(op, by, session, what, family, id, note, waits_dir, environ)
     except Exception as exc:  # the promise to callers (the MCP server) is an answer, not a traceback
-        return _refusal(op, f"unexpected error ({type(exc).__name__}: {exc}); nothing was changed by this op")
+        return refusal(op, f"unexpected error ({type(exc).__name__}: {exc}); nothing was changed by this op")
 
 
 def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) -> dict:  # type: ignore[no-untyped-def]
-    from lichhook.waits.names import parse_by, this_node
-
     try:
         session = wait_session_id(session)
         who, node = parse_by(by, environ)
@@ -73,7 +73,7 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
             raise BadId(f"op {op!r} is not an op; use one of {', '.join(OPS)}")
         args = _arguments(op, what, family, wait_id, note)
     except BadId as exc:
-        return _refusal(op, str(exc))
+        return refusal(op, str(exc))
     name = f"{who}@{node}"
     answer = {"ok": True, "op": op, "name": name, "session": session}
 
@@ -90,12 +90,12 @@ def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) ->
         result, warning = transaction(
             folder, lambda state: apply(state, op, name, session, now, **args), here, now, (session,))
     except Refused as refused:
-        return _refusal(op, refused.sentence, name=name, session=session, **refused.extra)
+        return refusal(op, refused.sentence, name=name, session=session, **refused.extra)
     except FolderRefused as exc:
-        return _refusal(op, str(exc), name=name, session=session)
+        return refusal(op, str(exc), name=name, session=session)
     except OSError as exc:
         where = exc.filename or folder
-        return _refusal(
+        return refusal(
             op,
             f"cannot use the waits folder {folder} ({where}: {exc.strerror or exc}); make it writable "
             "by you, or choose another folder with --waits-dir or LICHHOOK_WAITS_DIR",

@@ -7,14 +7,14 @@ The options are parsed by hand: argparse would cost this path more than the op i
 
 import sys
 
-from lichhook.waits.rules import OPS
+from lichhook.waits.rules import ARGUMENTS, OPS, WHAT_MAX
 
-USAGE = """\
+USAGE = f"""\
 usage: python3 lichhook.pyz wait <op> --by WHO[@NODE] --session SID [--what TEXT]
                                   [--family F] [--id W] [--note TEXT] [--waits-dir DIR]
 
 ops:
-  add       open a wait: --what TEXT (1-500 characters), optional --family F (e.g. ci.build)
+  add       open a wait: --what TEXT (1-{WHAT_MAX} characters), optional --family F (e.g. ci.build)
   list      the name's open waits
   watched   a watcher now watches wait --id W (optional --note TEXT); it stays open
   said      the operator has been told about wait --id W (optional --note TEXT); it stays open
@@ -25,15 +25,8 @@ Prints one JSON object. Exit 0: done; 1: refused ("error" says why); 2: usage er
 The waits folder: --waits-dir, else LICHHOOK_WAITS_DIR, else <user state dir>/waits.
 """
 
-_OPTIONS = {
-    "--by": "by",
-    "--session": "session",
-    "--what": "what",
-    "--family": "family",
-    "--id": "id",
-    "--note": "note",
-    "--waits-dir": "waits_dir",
-}
+_OPTIONS = {f"--{name}": name for name in ("by", "session", *ARGUMENTS)}
+_OPTIONS["--waits-dir"] = "waits_dir"
 
 
 class UsageError(Exception):

@@ -7,11 +7,9 @@ for an optional field.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
-from lichhook.ids import BadId, is_control
+from lichhook.ids import BadId, is_control, wait_id_problem
+from lichhook.waits.rules import FAMILY_MAX, NOTE_MAX, WHAT_MAX
 
-WHAT_MAX = 500
-NOTE_MAX = 500
-FAMILY_MAX = 100
 _FAMILY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/")
 
 
@@ -32,14 +30,14 @@ def _text(value: object, what: str, max_len: int) -> str:
 
 
 def check_what(value: object) -> str:
-    """``what`` for add: 1-500 characters of text, not blank."""
+    """``what`` for add: 1-WHAT_MAX characters of text, not blank."""
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise BadId("add needs what: 1-500 characters saying what this session waits for")
+        raise BadId(f"add needs what: 1-{WHAT_MAX} characters saying what this session waits for")
     return _text(value, "what", WHAT_MAX)
 
 
 def check_note(value: object) -> "str | None":
-    """An optional note for watched and said: up to 500 characters."""
+    """An optional note for watched and said: up to NOTE_MAX characters."""
     if value is None or value == "":
         return None
     return _text(value, "note", NOTE_MAX)
@@ -61,8 +59,6 @@ def check_family(value: object) -> "str | None":
 
 def check_id(value: object, op: str) -> str:
     """A wait id such as ``w3``, required by watched, said and done."""
-    from lichhook.ids import wait_id_problem
-
     if value is None or value == "":
         raise BadId(f"{op} needs id: the id of one of the name's open waits, such as 'w1' (list shows them)")
     problem = wait_id_problem(value)

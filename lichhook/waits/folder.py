@@ -42,13 +42,17 @@ ignores case.
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
+import stat  # os has imported it already
+import time  # loaded at start-up
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
-from lichhook.diskio import Dir, NotAFile, temporary_target
+from lichhook.diskio import Dir, NotAFile, kind_of, temporary_target
+from lichhook.ids import BadId, wait_session_id
+from lichhook.waits.rules import Refused
 from lichhook.waits.view import (
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
-    SESSIONS, STOPS, STORE, FolderRefused, FolderView, clean_stale, error_kind, json_or_none, not_a_file_sentence,
-    open_root, valid_session,
+    SESSIONS, STOPS, STORE, FolderRefused, FolderView, error_kind, json_or_none, not_a_file_sentence,
+    open_root,
 )
 
 TYPE_CHECKING = False
@@ -82,8 +86,6 @@ def empty_state() -> dict:
 
 
 def utc_now() -> str:
-    import time
-
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
@@ -92,8 +94,6 @@ def utc_now() -> str:
 
 def store_format_problem(state: object) -> "str | None":
     """What is wrong with a loaded store, or None if every field has the right shape."""
-    from lichhook.ids import BadId, wait_session_id
-
     if not isinstance(state, dict) or state.get("format") != STORE_FORMAT:
         return f"it is not a format-{STORE_FORMAT} waits store"
     names = state.get("names")
@@ -196,38 +196,30 @@ def _is_index_doc(doc: object) -> bool:
     return isinstance(doc, dict) and set(doc) == {"node", "updated", "names"}
 
 
-def _is_session_doc(doc: object, session: str) -> bool:
+def _is_session_mirror(folder: "Dir", name: str, session: str) -> bool:
+    doc = _read_json(folder, name)
     return (isinstance(doc, dict) and set(doc) == {"session", "name", "waits", "updated"}
             and doc["session"] == session)
 
 
-def _is_counter(folder: "Dir", name: str) -> bool:
+def _is_counter(folder: "Dir", name: str, session: str) -> bool:
     try:
         return folder.read(name, 32).strip().isdigit()
     except OSError:
         return False
 
 
-def _previous_stem(entry: str, suffix: str) -> "str | None":
-    """The session id in a file name an earlier release wrote (it did not fold case)."""
-    from lichhook.ids import BadId, wait_session_id
-
+def _stem(entry: str, suffix: str = MIRROR_SUFFIX, folded: bool = True) -> "str | None":
+    """The session id of the file ``entry`` (``<session id><suffix>``) if it is a name this
+    module writes, else None; ``folded=False`` also takes the names an earlier release
+    wrote (it did not fold case)."""
     if not entry.endswith(suffix):
         return None
     stem = entry[: -len(suffix)]
     try:
-        wait_session_id(stem)
+        return stem if wait_session_id(stem) == stem or not folded else None
     except BadId:
         return None
-    return stem
-
-
-def _mirror_stem(entry: str) -> "str | None":
-    """The session of ``sessions/<entry>`` if it is a name this module writes, else None."""
-    if not entry.endswith(MIRROR_SUFFIX):
-        return None
-    stem = entry[: -len(MIRROR_SUFFIX)]
-    return stem if valid_session(stem) else None
 
 
 class WaitsFolder(FolderView):
@@ -244,20 +236,15 @@ class WaitsFolder(FolderView):
         foreign = []
         if INDEX in self.root.names() and not _is_index_doc(_read_json(self.root, INDEX)):
             foreign.append(INDEX)
-        sessions = self._sub(SESSIONS, create=False)
-        for name in sessions.names() if sessions is not None else ():
-            assert sessions is not None
-            target = temporary_target(name)
-            stem = _previous_stem(target or name, MIRROR_SUFFIX)
-            if stem is None or (target is None and not _is_session_doc(_read_json(sessions, name), stem)):
-                foreign.append(f"{SESSIONS}/{name}")
-        stops = self._sub(STOPS, create=False)
-        for name in stops.names() if stops is not None else ():
-            assert stops is not None
-            target = temporary_target(name)
-            stem = _previous_stem(target or name, COUNTER_SUFFIX)
-            if stem is None or (target is None and not _is_counter(stops, name)):
-                foreign.append(f"{STOPS}/{name}")
+        for subname, suffix, written_here in ((SESSIONS, MIRROR_SUFFIX, _is_session_mirror),
+                                               (STOPS, COUNTER_SUFFIX, _is_counter)):
+            sub = self._sub(subname, create=False)
+            for name in sub.names() if sub is not None else ():
+                assert sub is not None
+                target = temporary_target(name)
+                stem = _stem(target or name, suffix, folded=False)
+                if stem is None or (target is None and not written_here(sub, name, stem)):
+                    foreign.append(f"{subname}/{name}")
         if foreign:
             self._refuse_foreign(foreign)
         self._write_marker()
@@ -270,15 +257,11 @@ class WaitsFolder(FolderView):
 
     def _regular_or_missing(self, name: str) -> bool:
         """Whether ``name`` exists; refuses one that is not a regular file."""
-        import stat
-
         try:
             mode = self.root.lstat(name).st_mode
         except FileNotFoundError:
             return False
         if not stat.S_ISREG(mode):
-            from lichhook.diskio import kind_of
-
             raise FolderRefused(not_a_file_sentence(self.root.join(name), kind_of(mode)))
         return True
 
@@ -307,7 +290,7 @@ class WaitsFolder(FolderView):
         if self._regular_or_missing(STORE):
             return False
         sessions = self._sub(SESSIONS, create=False)
-        return sessions is not None and any(_mirror_stem(n) for n in sessions.names())
+        return sessions is not None and any(_stem(n) for n in sessions.names())
 
     # -- the store --
 
@@ -353,10 +336,8 @@ class WaitsFolder(FolderView):
                 pass  # the refusal still says it all to the caller
             raise
         if self._regular_or_missing(BROKEN):
-            try:
-                self.root.unlink(BROKEN)
-            except OSError:
-                pass  # Windows: a hook has it open this instant; the next op removes it
+            # Windows: a hook may have it open this instant; then the next op removes it.
+            _unlink_quietly(self.root, BROKEN)
         return state
 
     def save_store(self, state: dict) -> None:
@@ -410,10 +391,10 @@ class WaitsFolder(FolderView):
             for entry in sessions.names():
                 target = temporary_target(entry)
                 if target is not None:
-                    if _mirror_stem(target):
+                    if _stem(target):
                         _unlink_quietly(sessions, entry)
                     continue
-                sid = _mirror_stem(entry)
+                sid = _stem(entry)
                 if sid:
                     targets.setdefault(sid, None)
             targets.update(dict.fromkeys(bound))
@@ -439,16 +420,6 @@ class WaitsFolder(FolderView):
         elif index["names"] != index_said:
             self.root.write_atomic(INDEX, encode(index), durable=False)
         return written
-
-    def clean_stops(self) -> None:
-        """Remove temporaries a Stop hook left in ``stops/`` when it was cut short. A
-        cleanup only: an unusable ``stops/`` is the Stop hook's to report, not the op's."""
-        try:
-            stops = self._sub(STOPS, create=False)
-        except (FolderRefused, OSError):
-            return
-        if stops is not None:
-            clean_stale(stops, COUNTER_SUFFIX)
 
     # -- the lock --
 
@@ -490,7 +461,7 @@ class _Held:
             raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
         try:
             _, count_before = _read_record(self.fd)
-            # POSIX waiters queue in queue/; Windows grants waiting locks in turn itself.
+            # POSIX waiters queue in queue/; Windows ones are not queued (lichhook.waits.lock).
             queue = self.folder._sub(QUEUE, create=True) if root.fd >= 0 else None
             self.turn = lock.take_turn(queue, self.fd, self.timeout)
             if self.turn is None:
@@ -591,8 +562,6 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
     could not be written (the next op retries). Raises Refused, FolderRefused, OSError.
     A refused op on a folder that does not exist yet creates nothing.
     """
-    from lichhook.waits.rules import Refused
-
     if not os.path.lexists(path):
         change(empty_state())  # raises Refused for an op the empty store refuses
     with for_op(path) as folder, folder.lock():

@@ -27,22 +27,12 @@ The OS releases every lock a process holds when it dies, however it dies.
 
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
+import os
 import sys
+import time  # loaded at start-up
 
 # Windows: the locked byte. Far past any content, so that reading the file never meets it.
 LOCK_OFFSET = 1 << 30
-
-
-def acquire(fd: int, timeout: float) -> bool:
-    """Take the exclusive lock on the open file ``fd``, not queueing: True once held,
-    False if the deadline passed first. Raises OSError if the OS refuses it outright."""
-    if _try(fd):
-        return True
-    return _wait(fd, timeout)
-
-
-def release(fd: int) -> None:
-    _release(fd)
 
 
 class Turn:
@@ -65,13 +55,12 @@ class Turn:
 def take_turn(queue: object, fd: int, timeout: float) -> "Turn | None":
     """Take the lock on ``fd`` in turn: a Turn once held, None if the deadline passed
     first. ``queue`` is the folder (a ``diskio.Dir``) the POSIX queue keeps its nodes in;
-    Windows queues by itself and ignores it."""
+    Windows, where waiters are not queued, ignores it."""
     return _take_turn(queue, fd, timeout)
 
 
 if sys.platform == "win32":
     import msvcrt
-    import os
 
     def _try(fd: int) -> bool:
         os.lseek(fd, LOCK_OFFSET, os.SEEK_SET)
@@ -86,7 +75,7 @@ if sys.platform == "win32":
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
     def _take_turn(queue: object, fd: int, timeout: float) -> "Turn | None":
-        return Turn(fd) if acquire(fd, timeout) else None
+        return Turn(fd) if _try(fd) or _wait(fd, timeout) else None
 
     def _leave(queue: object, node: str, node_fd: int) -> None:
         pass  # no nodes on Windows
@@ -99,8 +88,6 @@ if sys.platform == "win32":
         The pause between tries starts at 1 ms and doubles up to 20 ms: a short hold is
         taken over at once, and a waiter checks often enough not to lose every hand-over
         to a process that was already running."""
-        import time
-
         deadline = time.monotonic() + timeout
         pause = 0.001
         while True:
@@ -113,8 +100,8 @@ if sys.platform == "win32":
             pause = min(pause * 2, 0.02)
 
 else:
+    import _thread  # loaded at start-up
     import fcntl
-    import os
 
     def _try(fd: int) -> bool:
         try:
@@ -132,8 +119,6 @@ else:
     def _wait_in_order(fds: list, timeout: float) -> bool:
         """flock each of ``fds`` in order, blocking; True once all are held, False if the
         deadline passed first."""
-        import _thread
-
         # The duplicates share the locks with ``fds`` (flock belongs to the open file, not
         # to the descriptor) and belong to the helper alone, so that the caller may close
         # ``fds`` at any time without the helper locking some other file that happens to
@@ -176,8 +161,6 @@ else:
         return True
 
     def _take_turn(queue, fd: int, timeout: float) -> "Turn | None":  # type: ignore[no-untyped-def]
-        import time
-
         if _try(fd):
             if not _tickets(queue):
                 return Turn(fd)
@@ -207,8 +190,6 @@ else:
     def _join(queue, deadline: float) -> "tuple | None":  # type: ignore[no-untyped-def]
         """(node name, its locked descriptor, the node ahead's descriptor or -1), made
         under the queue folder's own lock so that tickets are handed out one by one."""
-        import time
-
         if not (_try(queue.fd) or _wait(queue.fd, deadline - time.monotonic())):
             return None
         try:

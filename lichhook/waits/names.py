@@ -49,7 +49,3 @@ def parse_by(by: object, environ: "Mapping[str, str]" = os.environ) -> "Tuple[st
         return who, this_node(environ)
     return who, wait_node(node)
 
-
-def full_name(who: str, node: str) -> str:
-    return f"{who}@{node}"
-

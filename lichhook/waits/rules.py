@@ -10,6 +10,17 @@ changed nothing, so a refused op never needs its state written back.
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 OPS = ("add", "list", "watched", "said", "done", "adopt")
+# The arguments each op takes besides by and session (the others take none), of which
+# those in REQUIRED must be given, and the bounds of their text in characters. The
+# command line's usage, the MCP tool's schema and lichhook.waits.fields take them from
+# here; the hooks' instructions, which do without this module, spell them once more
+# (tests/test_waits.py holds them to this table).
+TAKES = {"add": ("what", "family"), "watched": ("id", "note"), "said": ("id", "note"), "done": ("id",)}
+ARGUMENTS = ("what", "family", "id", "note")  # every argument in TAKES, in the order the usage lists them
+REQUIRED = ("what", "id")
+WHAT_MAX = 500
+NOTE_MAX = 500
+FAMILY_MAX = 100
 # How many earlier holders of a name are remembered, to tell each that it was adopted.
 DISPLACED_KEPT = 20
 

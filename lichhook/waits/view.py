@@ -21,10 +21,14 @@ module reads equal to what ``folder`` writes.
 # No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
 
 import os
+import stat  # os has imported it already
 import sys
+import time  # loaded at start-up
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, temporary_target
+from lichhook.ids import BadId, wait_id_problem, wait_node, wait_session_id, wait_who
+from lichhook.trust import above_problem, make_folders, private_problem, user_name
 
 # The layout (drawn in lichhook.waits.folder's docstring).
 MARKER = "lichhook-waits.json"
@@ -96,8 +100,6 @@ class IndexName:
 
 def _valid_name(value: object) -> bool:
     """``who@node`` (or a bare ``who``) as the ops accept it."""
-    from lichhook.ids import BadId, wait_node, wait_who
-
     if not isinstance(value, str):
         return False
     who, at, node = value.partition("@")
@@ -112,8 +114,6 @@ def _valid_name(value: object) -> bool:
 
 def valid_session(value: object) -> bool:
     """A session id exactly as this module writes it: valid and already folded."""
-    from lichhook.ids import BadId, wait_session_id
-
     try:
         return wait_session_id(value) == value
     except BadId:
@@ -123,8 +123,6 @@ def valid_session(value: object) -> bool:
 def parse_session(doc: object, session: str, path: str) -> "SessionWaits":
     """A session mirror, checked: every string that may reach a printed command passes the
     same check the ops apply, so a tampered file cannot put shell text into one."""
-    from lichhook.ids import wait_id_problem
-
     if not isinstance(doc, dict):
         raise MirrorError(f"{path} holds JSON {type(doc).__name__}, not an object")
     if doc.get("session", session) != session:
@@ -198,8 +196,6 @@ def json_or_none(raw: bytes) -> object:
 def _check_private(folder: "Dir", what: str) -> None:
     """Refuse a folder that is not the user's own or that others may write to
     (lichhook.trust): whoever can change it decides what the Stop hook tells the model."""
-    from lichhook.trust import private_problem
-
     problem = private_problem(folder.path, None if sys.platform == "win32" else folder.stat())
     if problem:
         raise FolderRefused(f"{what} {folder.path} {problem}: whoever can change it decides what "
@@ -219,10 +215,6 @@ def error_kind(exc: "OSError") -> str:
 
 def open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
-    import stat
-
-    from lichhook.trust import above_problem, make_folders, user_name
-
     try:
         link = os.lstat(path)
     except FileNotFoundError:
@@ -357,8 +349,6 @@ class FolderView:
         self._subdirs[name] = sub
         return sub
 
-    # -- small files: the dirty and broken marks --
-
     # -- what the hooks read --
 
     def session_waits(self, session: str) -> "SessionWaits | None":
@@ -407,26 +397,18 @@ class FolderView:
         return max(0, value)
 
     def set_strikes(self, session: str, value: int) -> "str | None":
-        """Write the count atomically; return why it failed, or None."""
+        """Write the count atomically, or with 0 forget the refusals (remove the counter);
+        return why that failed, or None."""
         try:
-            stops = self._sub(STOPS, create=True)
-            assert stops is not None
-            # Not flushed to disk (which costs each refusing Stop 0.3 ms and more): a count
-            # lost to a power cut reads as none, so at worst a wait refuses a stop a few
-            # more times. A killed hook still leaves the old count or the new one.
-            stops.write_atomic(session + COUNTER_SUFFIX, b"%d\n" % value, durable=False)
-            clean_stale(stops, COUNTER_SUFFIX)
-        except FolderRefused as exc:
-            return str(exc)
-        except OSError as exc:
-            return f"{type(exc).__name__}: {exc.strerror or exc}"
-        return None
-
-    def reset_strikes(self, session: str) -> "str | None":
-        """Forget the refusals; return why that failed, or None."""
-        try:
-            stops = self._sub(STOPS, create=False)
-            if stops is not None:
+            stops = self._sub(STOPS, create=value > 0)
+            if value > 0:
+                assert stops is not None
+                # Not flushed to disk (which costs each refusing Stop 0.3 ms and more): a count
+                # lost to a power cut reads as none, so at worst a wait refuses a stop a few
+                # more times. A killed hook still leaves the old count or the new one.
+                stops.write_atomic(session + COUNTER_SUFFIX, b"%d\n" % value, durable=False)
+                self.clean_stops()
+            elif stops is not None:
                 stops.unlink(session + COUNTER_SUFFIX)
         except FolderRefused as exc:
             return str(exc)
@@ -434,25 +416,27 @@ class FolderView:
             return f"{type(exc).__name__}: {exc.strerror or exc}"
         return None
 
-
-def clean_stale(folder: "Dir", suffix: str) -> None:
-    """Remove write_atomic temporaries for ``*<suffix>`` files older than STALE_SECONDS."""
-    import time
-
-    now = time.time()
-    try:
-        names = folder.names()
-    except OSError:
-        return
-    for name in names:
-        target = temporary_target(name)
-        if target is None or not target.endswith(suffix):
-            continue
+    def clean_stops(self) -> None:
+        """Remove the temporaries of counters in ``stops/`` older than STALE_SECONDS, which
+        a Stop hook cut short left. A cleanup only: an unusable ``stops/`` is the Stop
+        hook's to report, not the op's."""
+        now = time.time()
         try:
-            if now - folder.lstat(name).st_mtime > STALE_SECONDS:
-                folder.unlink(name)
-        except OSError:
-            pass
+            stops = self._sub(STOPS, create=False)
+            if stops is None:
+                return
+            names = stops.names()
+        except (FolderRefused, OSError):
+            return
+        for name in names:
+            target = temporary_target(name)
+            if target is None or not target.endswith(COUNTER_SUFFIX):
+                continue
+            try:
+                if now - stops.lstat(name).st_mtime > STALE_SECONDS:
+                    stops.unlink(name)
+            except OSError:
+                pass
 
 
 def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
@@ -468,8 +452,6 @@ def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
             raise MirrorError(f"{path} is {error_kind(exc)}, not a regular file") from None
         except PermissionError as exc:
             if attempt + 1 < tries:
-                import time
-
                 time.sleep(0.02)
                 continue
             raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None

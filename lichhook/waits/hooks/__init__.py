@@ -22,7 +22,8 @@ exits 0.
 import os
 import sys
 
-from lichhook.waits.hooks.text import Folder, Outcome, let_through
+from lichhook.paths import waits_dir
+from lichhook.waits.hooks.text import CLI, TOOL, Folder, Outcome, let_through
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def main(word: str, hooks: tuple, usage: str, argv: list) -> int:
         # Not a hook run: exit 1, which Claude Code reports as a hook error without
         # blocking anything (2 would hold a Stop open).
         said = repr(args[0])[:60] if args else "nothing"
-        _stderr(f"lichhook {word}: expected {' or '.join(hooks)}, got {said}\n{usage}")
+        _write(sys.stderr, f"lichhook {word}: expected {' or '.join(hooks)}, got {said}\n{usage}")
         return 1
     hook = args[0]
     try:
@@ -82,8 +83,6 @@ def main(word: str, hooks: tuple, usage: str, argv: list) -> int:
 
 
 def choose_folder(arg: "str | None", environ: "Mapping[str, str]") -> "Folder":
-    from lichhook.paths import waits_dir
-
     explicit = bool(arg) or bool(environ.get("LICHHOOK_WAITS_DIR", "").strip())
     # Absolute, so that the commands printed for the model work from any working folder.
     return Folder(os.path.abspath(waits_dir(environ, arg or None)), explicit)
@@ -113,7 +112,6 @@ def run_hook(word: str, hook: str, extra: list, environ: "Mapping[str, str]") ->
 
         return stop(session, folder)
     from lichhook.waits.hooks.start import session_start
-    from lichhook.waits.hooks.text import CLI, TOOL
 
     return session_start(session, payload, folder, CLI if word == "claude-code" else TOOL)
 
@@ -123,7 +121,7 @@ def finish(outcome: "Outcome") -> None:
     out = outcome.out
     if outcome.notices:
         text = "\n".join(outcome.notices)
-        _stderr(text + "\n")
+        _write(sys.stderr, text + "\n")
         out = dict(out or {})
         out["systemMessage"] = text
     if not out:
@@ -131,17 +129,12 @@ def finish(outcome: "Outcome") -> None:
     from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 
     # ASCII only: a Windows console code page cannot garble or refuse it.
-    line = json.dumps(out, ensure_ascii=True) + "\n"
-    try:
-        sys.stdout.write(line)
-        sys.stdout.flush()
-    except (AttributeError, OSError, ValueError):  # AttributeError: started without stdout (None)
-        pass
+    _write(sys.stdout, json.dumps(out, ensure_ascii=True) + "\n")
 
 
-def _stderr(text: str) -> None:
+def _write(stream, text: str) -> None:  # type: ignore[no-untyped-def]
     try:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-    except (AttributeError, OSError, ValueError):  # AttributeError: started without stderr (None)
+        stream.write(text)
+        stream.flush()
+    except (AttributeError, OSError, ValueError):  # AttributeError: started without the stream (None)
         pass

@@ -44,13 +44,13 @@ def _decide(session: str, folder: "Folder", waits: "FolderView", outcome: "Outco
         return outcome
     holding = [w for w in own.waits if w.holds_turn] if own else []
     if own is None or not holding:
-        waits.reset_strikes(session)
+        waits.set_strikes(session, 0)
         return outcome
     broken = waits.store_refusal()
     if broken:
         # Every command the advice would give is refused until the store is mended: say
         # so to the operator, who can mend it, rather than hold the turn over it.
-        waits.reset_strikes(session)
+        waits.set_strikes(session, 0)
         outcome.notice(f"{let_through('stop')}, although {len(holding)} wait(s) hold it, because "
                        f"the wait commands cannot mark or close them: {clean(broken, 600)}")
         return outcome
@@ -60,7 +60,7 @@ def _decide(session: str, folder: "Folder", waits: "FolderView", outcome: "Outco
         words = (f"{let_through('stop')} after {strikes} refusals in a row, although "
                  f"{len(holding)} wait(s) still hold it: "
                  + ", ".join(w.id for w in holding[:MAX_WAITS_SHOWN]))
-        trouble = waits.reset_strikes(session)
+        trouble = waits.set_strikes(session, 0)
         if trouble:
             words += f" (and could not reset {counter}: {trouble})"
         outcome.notice(words)
