@@ -6,8 +6,6 @@ state, apply the op (or refuse, writing nothing), save the state, bring the mirr
 line, release the lock.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.ids import BadId, wait_session_id

@@ -3,8 +3,6 @@
 The options are parsed by hand: argparse would cost this path more than the op itself.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import sys
 
 from lichhook.waits.rules import ARGUMENTS, OPS, WHAT_MAX

@@ -5,8 +5,6 @@ and the fix. An empty ``family`` or ``note`` counts as absent: tool callers ofte
 for an optional field.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 from lichhook.ids import BadId, is_control, wait_id_problem
 from lichhook.waits.rules import FAMILY_MAX, NOTE_MAX, WHAT_MAX
 

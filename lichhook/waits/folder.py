@@ -39,8 +39,6 @@ Session ids are file names here; they arrive checked and case-folded by
 ignores case.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import stat  # os has imported it already
 import time  # loaded at start-up

@@ -25,8 +25,6 @@ it, so on a loaded machine a process can still lose round after round. So waiter
 The OS releases every lock a process holds when it dies, however it dies.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import sys
 import time  # loaded at start-up

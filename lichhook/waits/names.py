@@ -1,7 +1,5 @@
 """Caller names, ``who@node``, and this machine's node. Pure apart from reading the host name."""
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.ids import BadId, wait_node, wait_who

@@ -7,8 +7,6 @@ checked, in ``lichhook.waits.folder``.
 changed nothing, so a refused op never needs its state written back.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 OPS = ("add", "list", "watched", "said", "done", "adopt")
 # The arguments each op takes besides by and session (the others take none), of which
 # those in REQUIRED must be given, and the bounds of their text in characters. The

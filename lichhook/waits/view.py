@@ -18,8 +18,6 @@ draws the whole layout in its docstring); ``tests/test_waits_folder.py`` holds w
 module reads equal to what ``folder`` writes.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import stat  # os has imported it already
 import sys

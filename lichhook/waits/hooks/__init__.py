@@ -17,8 +17,6 @@ as ``systemMessage``, because Claude Code shows the operator only the latter whe
 exits 0.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 import sys
 

@@ -6,8 +6,6 @@ context given in the command voice also lists every other name on the node with 
 waits, each with the exact adopt call that moves that name (and its waits) to this session.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.waits.hooks.text import Folder, Outcome, Voice, clean, instructions, powershell_note, program, wait_command

@@ -8,8 +8,6 @@ can keep a turn going forever. Claude Code's own
 and the counter already bounds the loop.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import os
 
 from lichhook.waits.hooks.text import Folder, Outcome, clean, let_through, powershell_note, program, wait_command

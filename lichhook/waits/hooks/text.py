@@ -11,8 +11,6 @@ running this hook: it has just run this archive, whereas a bare ``python`` is mi
 stock macOS and Debian and may be the Microsoft Store stub on Windows.
 """
 
-# No ``from __future__ import annotations``: see lichhook/coldstart/__init__.py.
-
 import sys
 
 TYPE_CHECKING = False
