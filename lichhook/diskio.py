@@ -23,7 +23,7 @@ _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # file, reads at most 8 MiB and closes it, which takes milliseconds, or a few hundred
 # where the disk is slow or the machine busy. One second covers that with room to spare.
 # (The archives a hook runs are held for the hook's whole life: their copy waits longer,
-# lichhook.install.stable.ARCHIVE_RETRY_SECONDS.)
+# lichhook.install.copies.stable.ARCHIVE_RETRY_SECONDS.)
 REPLACE_RETRY_SECONDS = 1.0
 
 

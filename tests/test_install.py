@@ -611,11 +611,11 @@ def test_doctor_flags_an_incomplete_registration(run, home):
 
 
 def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
-    from lichhook.install import files
-    from lichhook.install.claude import Claude
-    from lichhook.install.codex import Codex
+    from lichhook.install.disk import files
+    from lichhook.install.harnesses.claude import Claude
+    from lichhook.install.harnesses.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     home = tmp_path / "home"
     home.mkdir()
@@ -738,10 +738,11 @@ def test_doctor_finds_no_problem_in_a_windows_registration_that_names_python_twi
     long one; doctor must not call that registration out of date."""
     import io
 
-    from lichhook.install import doctor, files
-    from lichhook.install.codex import Codex
+    from lichhook.install import doctor
+    from lichhook.install.disk import files
+    from lichhook.install.harnesses.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     home = tmp_path / "home"
     home.mkdir()
@@ -863,7 +864,7 @@ def test_doctor_names_a_hooks_archive_from_another_release(run, home):
 
 def test_a_printed_fix_on_windows_is_a_powershell_line_with_the_python_that_runs(monkeypatch):
     from lichhook.install import doctor, quoting
-    from lichhook.install.target import current_python
+    from lichhook.install.copies.target import current_python
     from testkit.windows import ps_read_verbatim
 
     monkeypatch.setattr(sys, "platform", "win32")

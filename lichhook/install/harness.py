@@ -10,11 +10,13 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import Registration, earlier_words, registrations
-from lichhook.install import entries, files, jsonmerge, quoting
-from lichhook.install.files import Edit
-from lichhook.install.jsonedit import Doc
-from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.target import Target, foreign_options, options_end
+from lichhook.install import quoting
+from lichhook.install.config import entries, jsonmerge
+from lichhook.install.disk import files
+from lichhook.install.disk.files import Edit
+from lichhook.install.config.jsonedit import Doc
+from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.copies.target import Target, foreign_options, options_end
 
 
 class Env:
@@ -42,6 +44,13 @@ class Env:
             raise ConfigError(f"cannot tell your home folder (got {value!r}); set HOME"
                               f"{' or USERPROFILE' if self.windows else ''} to it and run again.")
         return value
+
+    def home_or_none(self) -> Optional[str]:
+        """The home folder, or None where ``home`` refuses it."""
+        try:
+            return self.home()
+        except ConfigError:
+            return None
 
     def config_home(self) -> str:
         """XDG_CONFIG_HOME, else ~/.config: opencode and Crush use it on every OS. A
