@@ -250,7 +250,7 @@ with open(sys.argv[1], "rb"):
 COPY_RELEASE = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.copies.stable import copy_archive
 with open(sys.argv[1], "rb") as f:
     data = f.read()

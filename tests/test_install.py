@@ -809,6 +809,19 @@ def test_crushrc_uninstall_gives_back_every_user_line(run, home, original):
     assert rc.read_bytes() == original.encode()
 
 
+def test_crushrc_of_mixed_line_endings_is_given_back_byte_for_byte(run, home):
+    """CRLF lines, then a last line ending in LF: the blank line install adds before its
+    block ends as that last line does, so uninstall finds it and takes it away."""
+    original = b"hook add PreToolUse --name mine --command ./mine.sh\r\nprovider add other\n"
+    rc = home / ".config" / "crush" / "crushrc"
+    rc.parent.mkdir(parents=True)
+    rc.write_bytes(original)
+    ok(run("install", "crush"))
+    assert rc.read_bytes().startswith(original + b"\n# >>> lichhook")
+    ok(run("uninstall", "crush"))
+    assert rc.read_bytes() == original
+
+
 def test_uninstall_takes_away_the_folders_install_made_and_only_those(run, home):
     """Folders install created (and nothing else put anything in) go with uninstall; a
     folder that was there before, or that holds anything, stays."""

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from lichhook.install.disk import files
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 
 
 @pytest.fixture(params=["exchange", "rename"])

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jsonconfigs import LAYOUTS, VALUES, configs, text_of
-from lichhook.install.config import jsonmerge, jsontext
+from lichhook.install.config import jsontext
+from lichhook.install.errors import ConfigError
 from lichhook.install.disk import files
 from lichhook.install.config.jsonedit import Doc
 
@@ -179,7 +180,7 @@ def install_then_uninstall(text: bytes, which: int, windows: bool = False) -> No
         try:
             for edit in harness.install(target):
                 files.apply(edit)
-        except jsonmerge.ConfigError as exc:
+        except ConfigError as exc:
             assert path in str(exc)  # refused (a hooks value that is not an object), naming the file
             with open(path, "rb") as f:
                 assert f.read() == text

@@ -494,7 +494,7 @@ def test_a_config_that_lost_names_since_it_was_planned_is_not_written(tmp_path):
     lost top-level names meanwhile is refused, not written over."""
     from lichhook.install import harness
     from lichhook.install.disk import files
-    from lichhook.install.config.jsonmerge import ConfigError
+    from lichhook.install.errors import ConfigError
 
     path = tmp_path / "settings.json"
     path.write_text('{"a": 1, "b": 2}')

@@ -177,7 +177,7 @@ def test_a_server_of_that_name_that_is_not_lichhooks_is_left_alone():
 
 @pytest.mark.parametrize("raw", [b"[mcp_servers\n", b"\xff", b"a = 1\na = 2\n"])
 def test_what_is_not_toml_is_refused_naming_the_file(raw):
-    from lichhook.install.config.jsonmerge import ConfigError
+    from lichhook.install.errors import ConfigError
 
     with pytest.raises(ConfigError) as info:
         tomlconfig.add(raw, "/h/.codex/config.toml", TARGET, [])

@@ -19,7 +19,7 @@ import pytest
 
 from lichhook.contracts import release
 from lichhook.install.plugin import harnesscli
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 
 FAKE_CLI = r'''#!{python}
 import json, os, sys

@@ -126,7 +126,7 @@ def test_on_windows_install_waits_out_a_hook_holding_its_archives(pyz, tmp_path,
 
     from lichhook import diskio
     from lichhook.install.copies import stable
-    from lichhook.install.config.jsonmerge import ConfigError
+    from lichhook.install.errors import ConfigError
     from lichhook.hook import HOOK_SECONDS
 
     dest = tmp_path / "py3.11" / "lichhook.pyz"

@@ -21,7 +21,7 @@ from lichhook.install.disk import files, ownership
 from lichhook.install.copies.assemble import oldest_python
 from lichhook.install.face import FromHome, Problem, Progress, changes_line, closing_line, note_lines, problem_lines
 from lichhook.install.harness import Env
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import AssembleError, ConfigError
 from lichhook.install.disk.ownership import Owners, become_home_owner, run_problem
 from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
 from lichhook.install.quoting import ps_command, sh_quote
@@ -181,7 +181,7 @@ def _install(argv: List[str]) -> int:
 
     try:
         data = assemble.assembled()
-    except assemble.AssembleError as exc:
+    except AssembleError as exc:
         sys.stderr.write(
             f"lichhook install: cannot assemble the archive the hooks run: {exc}.\n"
             "Install lichhook into this Python with its dependencies (pip install or pipx install, from a clone, "

@@ -21,7 +21,7 @@ import shlex
 from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Union
 
 from lichhook.install.config.jsonedit import Doc
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.config.jsontext import Node
 from lichhook.install.quoting import split_words
 from lichhook.install.copies.target import Target, is_launcher

@@ -1,5 +1,10 @@
-"""Minimal text edits to a JSON document: add, replace or remove one value, touching no
-byte outside it.
+"""Read a user's JSON config and change lichhook's part of it in place, with minimal text
+edits: add, replace or remove one value, touching no byte outside it.
+
+The file is never re-serialised: ``jsontext`` finds where each value stands and
+``Doc`` changes only the text lichhook owns, so everything else (numbers, escapes,
+key order, indentation, line endings, a final newline, a byte order mark) stays byte for
+byte, and a file whose lichhook part is already right is not rewritten at all.
 
 Values are addressed by paths of keys and indexes from the top. New text copies the
 layout around the place it goes: an added member or item is separated from the last one
@@ -15,9 +20,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from lichhook.install.config import jsontext
+from lichhook.install.config.textblock import decode
+from lichhook.install.errors import ConfigError
 
 Path = Sequence[Union[str, int]]
 
@@ -212,3 +219,47 @@ class Doc:
             self._splice(kids[index - 1].end, kids[index].end, "")
         else:
             self._splice(kids[0].start, kids[1].start, "")
+
+
+def load(raw: Optional[bytes], path: str) -> tuple:
+    """(byte order mark, Doc) for a JSON config whose top level is an object (or blank,
+    or absent). Refuses anything else with ConfigError naming the file."""
+    bom, text = decode(raw, path) if raw is not None else (b"", "")
+    try:
+        doc = Doc(text)
+    except jsontext.JsonTextError as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}); fix it, then run again. It was left untouched.")
+    if doc.root is not None and doc.root.kind != "object":
+        raise ConfigError(f"{path} holds a JSON {doc.root.kind}, not an object; fix it, then run again. "
+                          "It was left untouched.")
+    return bom, doc
+
+
+def parse(raw: bytes, path: str) -> Doc:
+    return load(raw, path)[1]
+
+
+def edit(raw: Optional[bytes], path: str, change: Callable[[Doc], object]) -> Optional[bytes]:
+    """Apply ``change`` (which edits the Doc in place) to the file's bytes. Returns the
+    original bytes object when nothing changed."""
+    bom, doc = load(raw, path)
+    before = doc.text
+    try:
+        change(doc)
+    except UnwritableValue as exc:
+        raise ConfigError(f"cannot write into {path}: {exc}. It was left untouched.")
+    if doc.text == before:
+        return raw
+    return bom + doc.text.encode("utf-8")
+
+
+def top_keys(raw: bytes) -> Optional[set]:
+    """The names at the top level of a JSON config's object (empty for a blank file), or
+    None when it cannot be read as one."""
+    try:
+        doc = parse(raw, "")
+    except (ConfigError, RecursionError):
+        return None
+    if doc.root is None:
+        return set()
+    return {member.key for member in doc.root.members()}

@@ -1,13 +1,31 @@
-"""A delimited block of lines lichhook owns inside a user's text config (crushrc):
-found by its first and last lines, added at the end, removed exactly."""
+"""A user's text config as text: its byte order mark and encoding (``decode``), its line
+ending (``newline_of``), and a delimited block of lines lichhook owns inside it
+(crushrc): found by its first and last lines, added at the end, removed exactly."""
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Tuple
+
+from lichhook.install.errors import ConfigError
+
+BOM = b"\xef\xbb\xbf"
+
+
+def decode(raw: bytes, path: str) -> Tuple[bytes, str]:
+    """(byte order mark or b"", text) of a UTF-8 file."""
+    bom = BOM if raw.startswith(BOM) else b""
+    try:
+        return bom, raw[len(bom):].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 ({exc}); fix or move it, then run again. It was left untouched.")
 
 
 def newline_of(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+    """The line ending of the file's last line break (``\\n`` when it has none): what
+    lichhook appends after it must match it, so that removing it finds the blank line it
+    added, in a file that mixes both endings too."""
+    at = text.rfind("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
 
 
 def find(text: str, begin: str, end: str, is_own: Callable[[str], bool]) -> Optional[tuple]:

@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.config.textblock import decode, newline_of
+from lichhook.install.errors import ConfigError
 from lichhook.install.copies.target import Target
 
 try:
@@ -54,19 +55,10 @@ except ImportError:
 KEY = ("mcp_servers", "lichhook")
 LEGACY_BEGIN = "# >>> lichhook: MCP server (added by 'lichhook install codex'; 'lichhook uninstall codex' removes it) >>>"
 LEGACY_END = "# <<< lichhook <<<"
-BOM = b"\xef\xbb\xbf"
 
 
 def _error(message: str):
     return ConfigError(message)
-
-
-def decode(raw: bytes, path: str) -> Tuple[bytes, str]:
-    bom = BOM if raw.startswith(BOM) else b""
-    try:
-        return bom, raw[len(bom):].decode("utf-8")
-    except UnicodeDecodeError:
-        raise _error(f"{path} is not UTF-8; fix it, then run again. It was left untouched.")
 
 
 def parse(text: str, path: str) -> Any:
@@ -106,14 +98,6 @@ def read_value(text: str, path: str) -> Any:
         parse(text, path)  # raises, with tomlkit's account of the place
         raise _error(f"{path} is not valid TOML; fix it, then run again. It was left untouched.")
     return found
-
-
-def newline_of(text: str) -> str:
-    """The line ending of the file's last line break (``\\n`` when it has none): what
-    lichhook appends after it must match it, so that removing it finds the blank line it
-    added, in a file that mixes both endings too."""
-    at = text.rfind("\n")
-    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
 
 
 class _NaN:

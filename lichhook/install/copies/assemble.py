@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Dict, Mapping, Optional, Tuple
 
 from lichhook.archive import ENTRY_POINT, archive_bytes, members, with_bytecode
+from lichhook.install.errors import AssembleError
 
 # What an archive holds of a package folder: its modules and the data files install
 # writes (the JS modules for opencode and omp, the skills). build_zipapp.py reads the same list.
@@ -33,10 +34,6 @@ PACKAGE = Path(__file__).resolve().parents[2]
 
 # Files an installer adds to a distribution's .dist-info, which its wheel never had.
 _INSTALLER_FILES = ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json")
-
-
-class AssembleError(Exception):
-    """Why no archive could be assembled from this Python's installed packages."""
 
 
 def package_members(base: Path, prefix: str = "lichhook") -> Dict[str, bytes]:

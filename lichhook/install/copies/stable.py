@@ -24,7 +24,7 @@ from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
 from lichhook.install.disk import files
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.disk.ownership import Owners
 from lichhook.coldstart import user_data_dir
 from lichhook.trust import nearest_existing, untrusted

@@ -35,15 +35,14 @@ import sys
 import time
 from typing import Callable, List, Optional, Sequence
 
-from lichhook.diskio import REPLACE_RETRY_SECONDS, TMP_SUFFIX, replace
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.diskio import REPLACE_RETRY_SECONDS, TMP_SUFFIX, kind_of, read_fd, replace
+from lichhook.install.errors import ConfigError
 from lichhook.install.disk.ownership import Owners, make_folders, root_may_write, running_as_root
 
 try:
     import ctypes
 except ImportError:  # a Python built without _ctypes: no atomic exchange
     ctypes = None  # type: ignore[assignment]
-from lichhook.install.disk.winerrors import windows_problem
 from lichhook.trust import nearest_existing
 
 BACKUP_SUFFIX = ".lichhook-backup"
@@ -52,15 +51,40 @@ BACKUP_SUFFIX = ".lichhook-backup"
 MAX_CONFIG_BYTES = 128 * 1024 * 1024
 ATTEMPTS = 20
 _O_BINARY = getattr(os, "O_BINARY", 0)
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def _kind(mode: int) -> str:
-    for test, name in _KINDS:
-        if test(mode):
-            return name
-    return "not a regular file"
+# -- what a refused file operation means on Windows ------------------------------------
+# A Windows error's own text ("Access is denied") names neither the read-only attribute,
+# nor the program holding the file, nor the path-length limit: ``windows_problem`` does.
+
+# Windows' limit on a path's length for a program, unless long paths are enabled.
+MAX_PATH = 260
+# The errors Windows gives when another program has the file open without sharing it,
+# or holds a lock on the bytes read.
+SHARING_VIOLATION, LOCK_VIOLATION = 32, 33
+
+
+def windows_problem(path: str, exc: OSError, writing: bool, windows: bool = sys.platform == "win32") -> Optional[str]:
+    """On Windows, what ``exc`` (raised reading or ``writing`` ``path``) means, with its
+    fix; None elsewhere, or when nothing more is known than the error's own text."""
+    if not windows:
+        return None
+    if len(path) >= MAX_PATH and not isinstance(exc, PermissionError):
+        return (f"the path is {len(path)} characters long, and Windows refuses paths of {MAX_PATH} or more "
+                "unless long paths are enabled; enable them (as administrator, in PowerShell: New-ItemProperty "
+                "-Path HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem -Name LongPathsEnabled -Value 1 "
+                "-PropertyType DWORD -Force) or use a shorter folder, then run again")
+    if not isinstance(exc, PermissionError) or not os.path.isfile(path):
+        return None
+    if writing and not os.access(path, os.W_OK):  # on Windows: the read-only attribute
+        return ("the file is read-only; if lichhook may change it, clear that (in PowerShell: Set-ItemProperty "
+                f"-LiteralPath '{path}' -Name IsReadOnly -Value $false), then run again")
+    if writing or getattr(exc, "winerror", None) in (SHARING_VIOLATION, LOCK_VIOLATION):
+        # Writing: the new bytes went into the same folder, and the file is not
+        # read-only, so what refuses the swap is another program holding the file.
+        return ("another program has the file open or locked (the harness itself, an editor, a sync or backup "
+                "tool); close it, then run again")
+    return None
 
 
 def _why(exc: OSError) -> str:
@@ -127,7 +151,7 @@ def snapshot(path: str) -> Snapshot:
     except OSError as exc:
         raise _cannot("read", path, exc, "fix its permissions, then run again.")
     if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
+        raise ConfigError(f"{path} is {kind_of(st.st_mode)}, where a file belongs; move it away, then run again.")
     try:
         # Non-blocking: should a FIFO replace the file after the check above, the open
         # returns at once and the fstat below refuses it.
@@ -139,8 +163,8 @@ def snapshot(path: str) -> Snapshot:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise ConfigError(f"{path} is {_kind(st.st_mode)}, where a file belongs; move it away, then run again.")
-        data = _read_all(fd, MAX_CONFIG_BYTES + 1)
+            raise ConfigError(f"{path} is {kind_of(st.st_mode)}, where a file belongs; move it away, then run again.")
+        data = read_fd(fd, MAX_CONFIG_BYTES + 1)
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB "
                               f"({max(st.st_size, len(data))} bytes), more than any config lichhook edits holds; "
@@ -150,19 +174,6 @@ def snapshot(path: str) -> Snapshot:
     finally:
         os.close(fd)
     return Snapshot(path, real, data, st)
-
-
-def _read_all(fd: int, limit: Optional[int] = None) -> bytes:
-    """Everything left in ``fd``, or its first ``limit`` bytes."""
-    chunks: List[bytes] = []
-    size = 0
-    while limit is None or size < limit:
-        chunk = os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def read(path: str) -> Optional[bytes]:
@@ -349,7 +360,7 @@ def _read_held(path: str) -> tuple:
     """(status, bytes) of a file lichhook just moved aside."""
     fd = os.open(path, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
     try:
-        return os.fstat(fd), _read_all(fd)
+        return os.fstat(fd), read_fd(fd)
     finally:
         os.close(fd)
 
@@ -576,3 +587,35 @@ def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners],
     except BaseException:
         _unlink(tmp)
         raise
+
+
+# -- files lichhook owns outright ---------------------------------------------------------
+# A plugin folder's files, a JS module: written whole, recognised only by proof that
+# lichhook wrote them (``is_ours``: a sentence only lichhook writes, or the exact shape of
+# its file), never overwriting or deleting a file someone else put there, even one that
+# names lichhook.
+
+
+def write_owned(path: str, content: bytes, is_ours: Callable[[bytes], bool], prune_dirs: Sequence[str] = ()) -> Edit:
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+        if raw is not None and raw != content and not is_ours(raw):
+            raise ConfigError(f"{path} exists and was not written by lichhook; move it away, then run again. It was left untouched.")
+        return content
+
+    return Edit(path, transform, backup=False, prune_dirs=prune_dirs)
+
+
+def remove_owned(path: str, is_ours: Callable[[bytes], bool], prune_dirs: Sequence[str] = ()) -> Edit:
+    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
+        if raw is None or not is_ours(raw):
+            if raw is not None:
+                notes.append(f"left {path}: lichhook did not write it")
+            return raw  # absent, or someone else's: leave it
+        return None
+
+    return Edit(path, transform, backup=False, prune_dirs=prune_dirs)
+
+
+def holding(marker: bytes) -> Callable[[bytes], bool]:
+    """``is_ours`` for a file lichhook marks with a sentence no one else writes."""
+    return lambda raw: marker in raw

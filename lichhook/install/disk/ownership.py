@@ -24,7 +24,7 @@ import pkgutil
 import sys
 from typing import List, Mapping, Optional, Tuple
 
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook import trust
 from lichhook.selfcmd import running_archive
 

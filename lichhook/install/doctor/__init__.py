@@ -21,7 +21,7 @@ from lichhook.install.plugin import claim, lichplugin, route
 from lichhook.install.copies import stable
 from lichhook.install.face import Problem, Progress, Style, doctor_json, doctor_summary
 from lichhook.install.harness import Env
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.doctor.live import LiveCheck
 from lichhook.install.disk.ownership import become_home_owner, run_problem
 from lichhook.install.quoting import ps_command, sh_quote

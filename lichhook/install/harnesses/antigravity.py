@@ -23,11 +23,12 @@ from typing import List, Optional, Sequence
 from lichhook.descriptor import Registration
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools, skills
-from lichhook.install.config import entries, jsonmerge
-from lichhook.install.disk import files, owned
+from lichhook.install.config import entries, jsonedit
+from lichhook.install.disk import files
 from lichhook.install.disk.files import Edit
 from lichhook.install.plugin.claim import harness_claim
 from lichhook.install.copies.target import Target
+from lichhook.install.errors import ConfigError
 
 TABLE = ("lichhook",)
 # The manifest's description ends with this; no one else writes it (ownership proof).
@@ -83,7 +84,7 @@ class Antigravity(harness.EntryHarness):
         try:
             return text.encode("utf-8")
         except UnicodeEncodeError:
-            raise jsonmerge.ConfigError(
+            raise ConfigError(
                 f"cannot write {os.path.join(self.plugin_dir(), 'hooks.json')}: the path {target.archive!r} it "
                 "would name holds an undecodable byte (not UTF-8), which no JSON file can hold; install from a "
                 "home folder whose path is UTF-8 (or set XDG_DATA_HOME to one). It was left untouched.") from None
@@ -96,7 +97,7 @@ class Antigravity(harness.EntryHarness):
             if raw is None:
                 return self.hooks(target)
             if MARKER not in raw:
-                raise jsonmerge.ConfigError(f"{path} exists and was not written by lichhook; move it away, then run "
+                raise ConfigError(f"{path} exists and was not written by lichhook; move it away, then run "
                                             "again. It was left untouched.")
             # lichhook's file, but a timeout or an argument the user changed there stays
             wanted = self.wanted(target)
@@ -105,10 +106,10 @@ class Antigravity(harness.EntryHarness):
                 for event, handlers in wanted.items():
                     entries.install_hooks(doc, path, TABLE, event, handlers, self.group(event), target, notes)
 
-            return jsonmerge.edit(raw, path, change)
+            return jsonedit.edit(raw, path, change)
 
         return [
-            owned.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), _our_manifest),
+            files.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), _our_manifest),
             files.Edit(path, hooks, backup=False),
         ] + self._skills(target, install=True) + self._lich_tools(install=True)
 
@@ -117,7 +118,7 @@ class Antigravity(harness.EntryHarness):
         when it holds nothing but lichhook's handlers, else only those are taken out."""
         folder = self.plugin_dir()
         path = os.path.join(folder, "hooks.json")
-        whole = owned.remove_owned(path, lambda raw: _only_ours(raw, target))
+        whole = files.remove_owned(path, lambda raw: _only_ours(raw, target))
 
         def change(doc, keep) -> None:
             entries.remove_hooks(doc, TABLE, None, target, keep, flat=FLAT_EVENTS)
@@ -131,7 +132,7 @@ class Antigravity(harness.EntryHarness):
 
         return self._skills(target, install=False) + [
             files.Edit(path, hooks, backup=False),
-            owned.remove_owned(os.path.join(folder, "plugin.json"), _our_manifest, prune_dirs=[folder]),
+            files.remove_owned(os.path.join(folder, "plugin.json"), _our_manifest, prune_dirs=[folder]),
         ] + self._lich_tools(install=False)
 
     def _skills(self, target: Target, install: bool) -> List[Edit]:
@@ -140,8 +141,8 @@ class Antigravity(harness.EntryHarness):
         for rel, data in sorted(skills.files(skills.command(target)).items()):
             path = os.path.join(self.plugin_dir(), *rel.split("/"))
             made = [os.path.dirname(path), os.path.dirname(os.path.dirname(path))]
-            out.append(owned.write_owned(path, data, skills.ours, prune_dirs=made) if install
-                       else owned.remove_owned(path, skills.ours, prune_dirs=made))
+            out.append(files.write_owned(path, data, skills.ours, prune_dirs=made) if install
+                       else files.remove_owned(path, skills.ours, prune_dirs=made))
         return out
 
     # -- lich's own MCP server and lich's marker (``lichtools``) --------------------------------
@@ -181,9 +182,9 @@ class Antigravity(harness.EntryHarness):
 
         folder = os.path.dirname(manifest)
         # with --replace, lich-plugin's folder is set aside before this is written
-        edits = [owned.write_owned(manifest, self._marker(claim), lambda raw: _our_marker(raw) or self.replacing,
+        edits = [files.write_owned(manifest, self._marker(claim), lambda raw: _our_marker(raw) or self.replacing,
                                    prune_dirs=[folder]) if lich
-                 else owned.remove_owned(manifest, _our_marker, prune_dirs=[folder])]
+                 else files.remove_owned(manifest, _our_marker, prune_dirs=[folder])]
         if claim:
             edits.append(files.Edit(path, harness.json_edit(path, add)))
         elif owned_before:

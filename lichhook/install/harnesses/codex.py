@@ -22,9 +22,10 @@ from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
 from lichhook.install.harnesses import codextrust
 from lichhook.install.plugin import route
-from lichhook.install.config import entries, jsonmerge, tomlconfig
+from lichhook.install.config import entries, textblock, tomlconfig
 from lichhook.install.disk import files
 from lichhook.install.copies.target import Target
+from lichhook.install.errors import ConfigError
 
 TRUST_FIX = ("start codex; when it says \"Hooks need review\", choose \"Trust all and continue\" (or review "
              "them with /hooks and press t on each). Trusting is your decision: lichhook never does it for you")
@@ -104,7 +105,7 @@ class Codex(route.PluginRouted):
             return False
         try:
             backup = files.read(path + files.BACKUP_SUFFIX)
-        except jsonmerge.ConfigError:
+        except ConfigError:
             return False
         if backup is None:
             return True
@@ -112,7 +113,7 @@ class Codex(route.PluginRouted):
             return False  # it was there, blank, before lichhook: it stays
         try:
             left = tomlconfig.remove(backup, path, target, True)
-        except jsonmerge.ConfigError:
+        except ConfigError:
             return False
         return left is None or not left.strip()
 
@@ -147,7 +148,7 @@ class Codex(route.PluginRouted):
         if not isinstance(hooks, dict):
             return []
         config = files.read(self.toml_path())
-        records = (codextrust.records(tomlconfig.read_value(tomlconfig.decode(config, self.toml_path())[1],
+        records = (codextrust.records(tomlconfig.read_value(textblock.decode(config, self.toml_path())[1],
                                                             self.toml_path()))
                    if config is not None else {})
         # Codex names hooks.json by its folder's real path.

@@ -28,10 +28,11 @@ from typing import Dict, List, Optional, Sequence
 from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
 from lichhook.install.plugin import lichplugin, lichtools
-from lichhook.install.config import entries, jsonmerge, textblock
+from lichhook.install.config import entries, textblock
 from lichhook.install.disk import files
 from lichhook.install.plugin.claim import harness_claim
 from lichhook.install.copies.target import Target
+from lichhook.install.errors import ConfigError
 
 NAME = "lichhook"
 BEGIN = "# >>> lichhook: session reporter (added by 'lichhook install crush'; 'lichhook uninstall crush' removes it) >>>"
@@ -302,4 +303,4 @@ def _decode(raw: Optional[bytes], path: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise jsonmerge.ConfigError(f"{path} is not UTF-8; fix it, then run again. It was left untouched.")
+        raise ConfigError(f"{path} is not UTF-8; fix it, then run again. It was left untouched.")

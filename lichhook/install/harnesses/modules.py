@@ -40,10 +40,11 @@ from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools
-from lichhook.install.config import entries, jsonmerge
-from lichhook.install.disk import files, owned
+from lichhook.install.config import entries, jsontext
+from lichhook.install.disk import files
 from lichhook.install.plugin.claim import harness_claim
 from lichhook.install.copies.target import INTERPRETER_FLAGS, Target
+from lichhook.install.errors import ConfigError
 
 MARKER = b"Added by `lichhook install"
 FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's module
@@ -57,7 +58,7 @@ def module_source(kind: str, target: Target) -> bytes:
     def part(name: str) -> str:
         found = pkgutil.get_data("lichhook.install", f"js/{name}.js")
         if found is None:
-            raise jsonmerge.ConfigError(f"the {kind} module is missing from this lichhook; rebuild the archive")
+            raise ConfigError(f"the {kind} module is missing from this lichhook; rebuild the archive")
         return found.decode("utf-8")
 
     text = part(kind).replace(FORWARD, part("forward").rstrip("\n"), 1)
@@ -83,7 +84,7 @@ def baked_paths(raw: bytes) -> tuple:
         for name in ("PYTHON", "ARCHIVE"):
             prefix = f"const {name} = "
             if line.startswith(prefix) and line.endswith(";"):
-                values[name] = jsonmerge.string_literal(line[len(prefix):-1])
+                values[name] = jsontext.string_literal(line[len(prefix):-1])
     return values.get("PYTHON"), values.get("ARCHIVE")
 
 
@@ -138,11 +139,11 @@ class JsModuleHarness(harness.Harness):
         return MARKER in raw or (self.replacing and lichplugin.JS_MARKER.encode() in raw)
 
     def install(self, target: Target) -> List[files.Edit]:
-        return [owned.write_owned(self.module_path(), self.module(target, True), self.replaceable),
-                owned.remove_owned(self.earlier_path(), owned.holding(MARKER))]
+        return [files.write_owned(self.module_path(), self.module(target, True), self.replaceable),
+                files.remove_owned(self.earlier_path(), files.holding(MARKER))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
-        return [owned.remove_owned(path, owned.holding(MARKER)) for path in (self.module_path(), self.earlier_path())]
+        return [files.remove_owned(path, files.holding(MARKER)) for path in (self.module_path(), self.earlier_path())]
 
     def registrations(self, target: Target) -> List[harness.Registered]:
         found = []
@@ -214,7 +215,7 @@ class Omp(JsModuleHarness):
         root = omp_config_root(self.env.environ, self.env.home(), self.env.windows)
         try:
             return [self.agent_dir(), root]
-        except jsonmerge.ConfigError:  # a profile omp refuses: install and doctor say so
+        except ConfigError:  # a profile omp refuses: install and doctor say so
             return [root]
 
     def module_path(self) -> str:
@@ -248,8 +249,8 @@ class Omp(JsModuleHarness):
                 lichtools.take_server(doc, lambda where: None)
 
         module = self.module(target, lich is not None, OWNS_SERVER + "\n" if claim else "")
-        return [owned.write_owned(self.module_path(), module, self.replaceable),
-                owned.remove_owned(self.earlier_path(), owned.holding(MARKER)),
+        return [files.write_owned(self.module_path(), module, self.replaceable),
+                files.remove_owned(self.earlier_path(), files.holding(MARKER)),
                 files.Edit(path, harness.json_edit(path, add))]
 
     def uninstall(self, target: Target) -> List[files.Edit]:
@@ -306,7 +307,7 @@ def omp_profile(environ: Mapping[str, str]) -> Optional[str]:
         return None
     if (name in (".", "..") or name.endswith(".") or not PROFILE_NAME.fullmatch(name)
             or WINDOWS_RESERVED.fullmatch(name)):
-        raise jsonmerge.ConfigError(
+        raise ConfigError(
             f"{variable}={raw!r} is not a profile name omp accepts (lower-case letters, digits, '.', '_', '-', "
             "1-64 of them, starting with a letter or digit and not ending with '.'), so omp itself refuses to "
             f"start; fix or unset {variable}, then run again.")
@@ -332,7 +333,7 @@ def omp_agent_dir(environ: Mapping[str, str], home: str, windows: bool = False) 
     if override:
         try:
             overridden = omp_profile({"PI_PROFILE": environ.get("PI_PROFILE", "")})
-        except jsonmerge.ConfigError:
+        except ConfigError:
             overridden = None
         if not (overridden and override == _join(windows, root, "profiles", overridden, "agent")):
             return os.path.abspath(override)
@@ -359,7 +360,7 @@ def _json_or_empty(path: str) -> object:
     try:
         raw = files.read(path)
         return json.loads(raw.decode("utf-8")) if raw is not None else {}
-    except (jsonmerge.ConfigError, ValueError):
+    except (ConfigError, ValueError):
         return {}
 
 
@@ -386,7 +387,7 @@ def _lich_command(path: str) -> Optional[str]:
         raw = files.read(path)
         servers = json.loads(raw.decode("utf-8-sig")).get("mcpServers") if raw else None
         entry = servers.get(lichtools.NAME) if isinstance(servers, dict) else None
-    except (ValueError, AttributeError, jsonmerge.ConfigError):
+    except (ValueError, AttributeError, ConfigError):
         return None
     command = entry.get("command") if isinstance(entry, dict) else None
     return command if isinstance(command, str) and command else None

@@ -24,7 +24,7 @@ from typing import Dict, NamedTuple, Optional
 
 from lichhook.contracts import release
 from lichhook.install.plugin import harnesscli
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.lichtools import find_lich
 from lichhook.archive import running_bytecode
 from lichhook.install.copies import stable

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pkgutil
 from typing import Dict
 
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 
 FOLDER = "hooks/claude"
 ENTRY = "./claude/lich.js"  # relative to hooks/hooks.json

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from typing import Mapping, Optional, Sequence
 
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 
 # Reading state (a list, a version) is local work; changing it (a marketplace add copies
 # a folder, an install copies the plugin) gets longer. lich bounds its own reads at 10 s.

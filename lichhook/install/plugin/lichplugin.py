@@ -28,7 +28,7 @@ from lichhook.install.plugin import harnesscli
 from lichhook.install.config import jsontext
 from lichhook.install.disk import files
 from lichhook.install.harness import Harness
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.quoting import sh_quote
 
 MARKETPLACE = "lich-plugin"

@@ -20,7 +20,7 @@ from lichhook.install.plugin import harnesscli, lichplugin
 from lichhook.install.copies import stable
 from lichhook.install.disk import files
 from lichhook.install.harness import Harness
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.lichplugin import Sighting
 
 

@@ -25,11 +25,11 @@ from typing import Dict, List, Optional, Set
 
 from lichhook.install import harness
 from lichhook.install.plugin import harnesscli, layout, lichplugin, skills
-from lichhook.install.config import tomlconfig
+from lichhook.install.config import textblock, tomlconfig
 from lichhook.install.copies import stable
 from lichhook.install.disk import files
 from lichhook.install.harness import Registered, Harness
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.claim import harness_claim
 from lichhook.install.copies.target import Target
 
@@ -153,7 +153,7 @@ def _codex_config(h: Harness) -> dict:
     raw = files.read(path)
     if raw is None:
         return {}
-    value = tomlconfig.read_value(tomlconfig.decode(raw, path)[1], path)  # values only: the fast reader
+    value = tomlconfig.read_value(textblock.decode(raw, path)[1], path)  # values only: the fast reader
     return value if isinstance(value, dict) else {}
 
 

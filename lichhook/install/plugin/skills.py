@@ -13,7 +13,7 @@ import pkgutil
 from typing import Dict
 
 from lichhook.install.disk.files import read
-from lichhook.install.config.jsonmerge import ConfigError
+from lichhook.install.errors import ConfigError
 from lichhook.install.copies.target import Target
 
 FOLDER = "skills"
