@@ -116,19 +116,20 @@ def release_dir(out: Path) -> Path:
 
 
 def write_release(out: Path) -> Path:
-    """lichhook in lich-plugin's layout (lichhook.install.plugin.layout), around the archive
+    """lichhook in lich-plugin's layout (lichhook.install.harnesses.release), around the archive
     just built, as reproducible as it: a folder written afresh, files in a fixed order,
     the same bytes from the same tree."""
     import shutil
 
-    from lichhook.install.plugin import layout, lichplugin
+    from lichhook.install.harnesses import release
+    from lichhook.install.plugin import lichplugin
 
     folder = release_dir(out)
     if folder.exists():
         if not (folder / lichplugin.OURS_FILE).is_file():
             raise SystemExit(f"build_zipapp: {folder} is not a release this build wrote; move it away and build again")
         shutil.rmtree(folder)
-    layout.write(str(folder), layout.release(out.read_bytes()))
+    release.write(str(folder), release.contents(out.read_bytes()))
     return folder
 
 

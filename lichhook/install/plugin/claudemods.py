@@ -3,7 +3,7 @@
 The mods are JavaScript in ``lichhook/js/claude/`` (docs/claude-code-mods.md); Claude Code
 loads them from a plugin whose ``hooks/hooks.json`` names the entry module under
 ``modules``, a path relative to that file. The plugin install writes (``plugin.route``) and
-the release the build writes (``plugin.layout.release``) both carry them under
+the release the build writes (``harnesses.release``) both carry them under
 ``hooks/claude/``, with the release they send as ``X-Lich-Plugin`` written into
 ``release.js``: the one the plugin's manifest claims (``lichhook.install.plugin.claim``).
 """
