@@ -57,18 +57,14 @@ LEGACY_BEGIN = "# >>> lichhook: MCP server (added by 'lichhook install codex'; '
 LEGACY_END = "# <<< lichhook <<<"
 
 
-def _error(message: str):
-    return ConfigError(message)
-
-
 def parse(text: str, path: str) -> Any:
     """The tomlkit document of ``text``; refuses invalid TOML naming the file."""
     try:
         return tomlkit.parse(text)
     except (TOMLKitError, ValueError) as exc:
-        raise _error(f"{path} is not valid TOML ({exc}); fix it, then run again. It was left untouched.")
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix it, then run again. It was left untouched.")
     except RecursionError:
-        raise _error(f"{path} nests values too deeply for lichhook's TOML reader; flatten them, then run again. "
+        raise ConfigError(f"{path} nests values too deeply for lichhook's TOML reader; flatten them, then run again. "
                      "It was left untouched.")
 
 
@@ -96,7 +92,7 @@ def read_value(text: str, path: str) -> Any:
     found = _value(text)
     if found is None:
         parse(text, path)  # raises, with tomlkit's account of the place
-        raise _error(f"{path} is not valid TOML; fix it, then run again. It was left untouched.")
+        raise ConfigError(f"{path} is not valid TOML; fix it, then run again. It was left untouched.")
     return found
 
 
@@ -277,7 +273,7 @@ def _encoded(text: str, path: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        raise _error(f"cannot write into {path}: a path to register is not valid text (it holds an undecodable "
+        raise ConfigError(f"cannot write into {path}: a path to register is not valid text (it holds an undecodable "
                      "byte). It was left untouched.")
 
 
@@ -472,7 +468,7 @@ def remove_records(text: str, path: str, keys: Sequence[str]) -> str:
             del doc["hooks"]["state"][name]
             cut = doc.as_string()
             if _without_records(_value(cut)) != _without_records(expected):
-                raise _error(f"could not take Codex's trust record {name!r} out of {path} safely; remove its "
+                raise ConfigError(f"could not take Codex's trust record {name!r} out of {path} safely; remove its "
                              "[hooks.state] table by hand.")
         text = cut
     return text
@@ -498,7 +494,7 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
             del doc[KEY[0]][KEY[1]]
             cut = doc.as_string()
             if _normal(_value(cut)) != expected:
-                raise _error(f"could not take [mcp_servers.lichhook] out of {path} safely; remove it by hand.")
+                raise ConfigError(f"could not take [mcp_servers.lichhook] out of {path} safely; remove it by hand.")
         text = cut
     text = remove_records(text, path, records)
     if text == original:

@@ -30,7 +30,7 @@ from lichhook.adapter import Event, Report, reports_of, verdict_of
 from lichhook.adapters import BY_PROVIDER, load
 from lichhook.contracts import outgoing
 from lichhook.hook import Debug
-from lichhook.demo import life_of as demo_life
+from lichhook.demo import life_of
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
 from lichhook.install.harness import Registered
@@ -225,7 +225,7 @@ class LiveCheck:
                payload: dict, folder: str) -> Outcome:
         env = self._env(folder)
         expected = expected_reports(adapter, provider, event, payload, env)
-        want_stdout = expected_stdout(adapter, event)
+        want_stdout = verdict_of(adapter, event)
         before = len(self.standin.reports)
         recorded = self._records(env)
         ran = self._run(argv, payload, folder, env)
@@ -345,10 +345,6 @@ def command_of(found: Registered, windows: bool = False) -> Optional[List[str]]:
     return words
 
 
-def life_of(adapter: object, folder: str) -> List[Tuple[Optional[str], dict]]:
-    return demo_life(adapter, folder)
-
-
 def sample_payload(adapter: object, event: Optional[str], folder: str) -> dict:
     """The adapter's own sample for ``event``: the first step of its sample session that is
     that event; for the bare command or an event its session lacks, its first step (or its
@@ -385,7 +381,3 @@ def expected_reports(adapter: object, provider: str, event: Optional[str], paylo
         except (TypeError, ValueError, AttributeError):
             pass
     return count
-
-
-def expected_stdout(adapter: object, event: Optional[str]) -> str:
-    return verdict_of(adapter, event)

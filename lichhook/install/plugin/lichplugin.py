@@ -208,12 +208,12 @@ def js_module(h: Harness) -> str:
 
 def _module(h: Harness) -> List[Sighting]:
     path = js_module(h)
-    raw = _read(path)
+    raw = files.read(path)
     version = marker_version(raw, JS_MARKER) if raw is not None else None
     if version is None:
         return []
     ours = b"lichhook" in raw  # type: ignore[operator]
-    return [Sighting(h.name, path, version, ours, remove=f"rm {_q(path)}", restore="", path=path)]
+    return [Sighting(h.name, path, version, ours, remove=f"rm {sh_quote(path)}", restore="", path=path)]
 
 
 # -- Crush and Antigravity: the files lich's installer writes ---------------------------
@@ -234,7 +234,7 @@ def crush_block(text: str) -> Optional[tuple]:
 
 def _crush(h: Harness) -> List[Sighting]:
     path = h.rc_path()  # type: ignore[attr-defined]
-    raw = _read(path)
+    raw = files.read(path)
     found = crush_block(raw.decode("utf-8", "replace")) if raw is not None else None
     if found is None or not found[2]:
         return []
@@ -257,7 +257,7 @@ def _antigravity(h: Harness) -> List[Sighting]:
         return []
     description = _text(data, "description")
     ours = is_ours(folder) or (description is not None and description.endswith(LICHHOOK_SIGNATURE))
-    return [Sighting(h.name, manifest, version, ours, remove=f"rm -r {_q(folder)}", restore="",
+    return [Sighting(h.name, manifest, version, ours, remove=f"rm -r {sh_quote(folder)}", restore="",
                      path=folder)]
 
 
@@ -270,16 +270,12 @@ _FINDERS: Dict[str, Callable[[Harness], List[Sighting]]] = {
 # -- reading ----------------------------------------------------------------------------
 
 
-def _read(path: str) -> Optional[bytes]:
-    return files.read(path)
-
-
 def _read_json(path: str, what: str) -> Optional[jsontext.Node]:
     """The JSON value of a harness's record, or None when absent or blank. Read lazily and
     at any depth (a record nested deeper than Python's json recurses is still read), so
     only what lich reads of it is looked at, whatever the rest holds. A record that is not
     JSON is a ConfigError naming it: nobody can then say whether lich-plugin is installed."""
-    raw = _read(path)
+    raw = files.read(path)
     if raw is None:
         return None
     try:
@@ -300,7 +296,3 @@ def _text(node: Optional[jsontext.Node], key: str) -> Optional[str]:
     """The string at ``key`` of ``node``, or None when it is missing or not a string."""
     value = _at(node, key)
     return value.string() if value is not None else None
-
-
-def _q(path: str) -> str:
-    return sh_quote(path)

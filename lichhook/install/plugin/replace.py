@@ -22,6 +22,7 @@ from lichhook.install.disk import files
 from lichhook.install.harness import Harness
 from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.lichplugin import Sighting
+from lichhook.install.quoting import sh_quote
 
 
 def set_aside_dir(harness: str) -> str:
@@ -46,7 +47,7 @@ def remove(h: Harness, seen: Sighting) -> str:
     except OSError as exc:
         raise ConfigError(f"cannot move {seen.path} to {kept} ({exc.strerror or exc}); {seen.remove} by hand, "
                           "then run install again") from None
-    return f"mv {lichplugin._q(kept)} {lichplugin._q(seen.path)}"
+    return f"mv {sh_quote(kept)} {sh_quote(seen.path)}"
 
 
 def _through_cli(h: Harness, seen: Sighting) -> str:
@@ -85,4 +86,4 @@ def _cut_crush_block(path: str, kept: str) -> str:
         return (text[:found[0]] + text[found[1]:]).encode("utf-8")
 
     files.apply(files.Edit(path, cut, backup=False))
-    return f"cp {lichplugin._q(kept)} {lichplugin._q(path)}"
+    return f"cp {sh_quote(kept)} {sh_quote(path)}"
