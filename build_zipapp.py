@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:  # imported by path from elsewhere (bench/, tests)
     sys.path.insert(0, str(ROOT))
 
 from lichhook.archive import CompileError, compile_for, write_archive  # noqa: E402
-from lichhook.install.assemble import package_members, with_entry_point  # noqa: E402  (install assembles the same layout)
+from lichhook.install.copies.assemble import package_members, with_entry_point  # noqa: E402  (install assembles the same layout)
 
 PINS = ROOT / "vendor.txt"
 WHEEL_CACHE = ROOT / "build" / "wheels"
@@ -116,19 +116,20 @@ def release_dir(out: Path) -> Path:
 
 
 def write_release(out: Path) -> Path:
-    """lichhook in lich-plugin's layout (lichhook.install.pluginlayout), around the archive
+    """lichhook in lich-plugin's layout (lichhook.install.harnesses.release), around the archive
     just built, as reproducible as it: a folder written afresh, files in a fixed order,
     the same bytes from the same tree."""
     import shutil
 
-    from lichhook.install import lichplugin, pluginlayout
+    from lichhook.install.harnesses import release
+    from lichhook.install.plugin import lichplugin
 
     folder = release_dir(out)
     if folder.exists():
         if not (folder / lichplugin.OURS_FILE).is_file():
             raise SystemExit(f"build_zipapp: {folder} is not a release this build wrote; move it away and build again")
         shutil.rmtree(folder)
-    pluginlayout.write(str(folder), pluginlayout.release(out.read_bytes()))
+    release.write(str(folder), release.contents(out.read_bytes()))
     return folder
 
 

@@ -328,8 +328,8 @@ def registered(python: str, pyz: Path, data: Path):
     archive and its hooks archive), where install puts it under ``data``, and the Target
     every hook registration names."""
     from lichhook.archive import interpreter_bytecode
-    from lichhook.install import stable
-    from lichhook.install.target import Target
+    from lichhook.install.copies import stable
+    from lichhook.install.copies.target import Target
 
     bytecode = interpreter_bytecode(python)
     if bytecode is None:
@@ -343,10 +343,10 @@ def registered_commands(target) -> dict:
     hooks (a shell runs those lines, so they are split as it splits them), what the
     opencode and omp modules spawn, and the prefix of the ``wait`` commands the hooks
     print (the hook's own Python, flags and archive)."""
-    from lichhook.install.claude import Claude
-    from lichhook.install.codex import Codex
+    from lichhook.install.harnesses.claude import Claude
+    from lichhook.install.harnesses.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.jsmodules import baked_flags, baked_paths, module_source
+    from lichhook.install.harnesses.modules import baked_flags, baked_paths, module_source
 
     env = Env({"HOME": "/nonexistent", "PATH": ""}, windows=False)  # entries are only rendered
     claude = {" ".join(w.sub): w.entry["command"] for ws in Claude(env).wanted(target).values() for w in ws}
@@ -419,7 +419,7 @@ def interpreter_cases(interp: Interpreter, args, work: Path, server, quick, adap
     argv = registered_commands(target)
     env = clean_environment(folder / "home")
     lich = dict(env, LICH_PORT=str(server.port), LICH_TOKEN=TOKEN, LICH_SESSION_ID=LICH_SESSION)
-    from lichhook.install.target import INTERPRETER_FLAGS
+    from lichhook.install.copies.target import INTERPRETER_FLAGS
 
     python, flags = interp.python, list(INTERPRETER_FLAGS)  # the baselines start the same way
 

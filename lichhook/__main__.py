@@ -25,7 +25,7 @@ archive at the old one's offset (tests/test_upgrade_faults.py).
 import os
 import sys
 
-# The two archives of an installed copy (lichhook.install.stable puts them side by side):
+# The two archives of an installed copy (lichhook.install.copies.stable puts them side by side):
 # the registered hooks run the hooks archive, which holds only the hot set
 # (lichhook.hotset), and reach every other module in the complete archive beside it.
 HOOKS_ARCHIVE = "hooks.pyz"

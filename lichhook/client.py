@@ -27,7 +27,7 @@ def percent_encode(text: str) -> str:
 
 def claimed(provider: str) -> str:
     """The release to name in X-Lich-Plugin for ``provider``: the one install claimed for it,
-    written beside the archive this hook runs (``lichhook.install.claim``, the same number
+    written beside the archive this hook runs (``lichhook.install.plugin.claim``, the same number
     as the harness's manifest or marker), else RELEASE. Read only when a report is sent."""
     archive = running_archive()
     if archive:

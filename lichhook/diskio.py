@@ -24,7 +24,7 @@ _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 # file, reads at most 8 MiB and closes it, which takes milliseconds, or a few hundred
 # where the disk is slow or the machine busy. One second covers that with room to spare.
 # (The archives a hook runs are held for the hook's whole life: their copy waits longer,
-# lichhook.install.stable.ARCHIVE_RETRY_SECONDS.)
+# lichhook.install.copies.stable.ARCHIVE_RETRY_SECONDS.)
 REPLACE_RETRY_SECONDS = 1.0
 
 
@@ -135,8 +135,10 @@ def kind_of(mode: int) -> str:
         return "a FIFO (named pipe)"
     if stat.S_ISSOCK(mode):
         return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
     if stat.S_ISREG(mode):
         return "a regular file"
     return "not a regular file"
@@ -160,12 +162,13 @@ def read_regular(path: str, limit: "int | None" = None) -> "bytes | None":
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        return _read_fd(fd, limit)
+        return read_fd(fd, limit)
     finally:
         os.close(fd)
 
 
-def _read_fd(fd: int, limit: "int | None") -> bytes:
+def read_fd(fd: int, limit: "int | None" = None) -> bytes:
+    """Everything left in ``fd``, or its first ``limit`` bytes."""
     chunks, total = [], 0
     while limit is None or total < limit:
         chunk = os.read(fd, 1 << 20 if limit is None else min(1 << 20, limit - total))
@@ -335,7 +338,7 @@ class Dir:
         FileNotFoundError, NotAFile, OSError."""
         fd = self.open_file(name, os.O_RDONLY)
         try:
-            return _read_fd(fd, limit)
+            return read_fd(fd, limit)
         finally:
             os.close(fd)
 

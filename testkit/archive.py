@@ -14,7 +14,7 @@ def installed_copy(home: Path, python: str = sys.executable) -> Path:
     """Where ``install`` run by ``python`` puts its copy of the complete archive (what the
     MCP server runs), in ``home``'s data folder on Linux: ``.local/share/lichhook/py3.X/lichhook.pyz``."""
     from lichhook.archive import interpreter_bytecode
-    from lichhook.install.stable import ARCHIVE_NAME, version_folder
+    from lichhook.install.copies.stable import ARCHIVE_NAME, version_folder
 
     bytecode = interpreter_bytecode(python)
     assert bytecode is not None, f"{python} cannot be run"
@@ -23,7 +23,7 @@ def installed_copy(home: Path, python: str = sys.executable) -> Path:
 
 def installed_hooks(home: Path, python: str = sys.executable) -> Path:
     """The hooks archive beside ``installed_copy``: what the registered hooks run."""
-    from lichhook.install.stable import HOOKS_NAME
+    from lichhook.install.copies.stable import HOOKS_NAME
 
     return installed_copy(home, python).with_name(HOOKS_NAME)
 
@@ -83,7 +83,7 @@ runpy.run_path(archive, run_name="__main__")
 def hook_options(*words: str) -> List[str]:
     """The interpreter options install writes before the hooks archive for the hook
     ``words`` (``claude PreToolUse``): ``-I -S -c <launcher>``."""
-    from lichhook.install.target import INTERPRETER_FLAGS, hook_verdict, launcher
+    from lichhook.install.copies.target import INTERPRETER_FLAGS, hook_verdict, launcher
 
     return [*INTERPRETER_FLAGS, "-c", launcher(hook_verdict(words))]
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from lichhook.archive import read_archive
-from lichhook.install.assemble import package_members
+from lichhook.install.copies.assemble import package_members
 from testkit.constants import ROOT
 from testkit.environment import clean_env
 from testkit.servers import standin

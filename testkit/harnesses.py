@@ -551,7 +551,7 @@ class Sandbox:
 
     def plugin_route(self) -> "Sandbox":
         """From now on, lichhook in this home takes Claude Code's and Codex's plugin
-        manager (``lichhook.install.pluginroute``), as it does for a user whose CLI can."""
+        manager (``lichhook.install.plugin.route``), as it does for a user whose CLI can."""
         self.env.pop(CONFIG_ROUTE, None)
         return self
 

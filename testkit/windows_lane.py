@@ -245,13 +245,13 @@ with open(sys.argv[1], "rb"):
 """
 
 
-# install's own copy of a release over the installed pair (lichhook.install.stable's
+# install's own copy of a release over the installed pair (lichhook.install.copies.stable's
 # copy_archive, imported from that release), once told to on stdin: what it did, one line of JSON.
 COPY_RELEASE = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.stable import copy_archive
+from lichhook.install.errors import ConfigError
+from lichhook.install.copies.stable import copy_archive
 with open(sys.argv[1], "rb") as f:
     data = f.read()
 print("ready", flush=True)
@@ -299,7 +299,7 @@ class Lane:
             flags: Optional[Sequence[str]] = None, archive: Optional[Path] = None) -> subprocess.CompletedProcess:
         """lichhook with ``args``: the hooks archive through its launcher, as registered, or
         ``archive`` run with ``flags``."""
-        from lichhook.install.target import launcher
+        from lichhook.install.copies.target import launcher
 
         if flags is None:
             flags = ("-I", "-S") if archive else ("-I", "-S", "-c", launcher())
@@ -393,7 +393,7 @@ class Lane:
         again = self.run("install", *HARNESSES, archive=self.pyz, flags=("-X", "utf8"))
         # (3.9 and 3.10 compile to bytes that vary between runs: the copy is compared by what doctor says)
         check(again.returncode == 0 and self.copy.read_bytes() != earlier, f"install once it was free: {again}")
-        from lichhook.install.stable import pair_mismatch  # doctor's own check, run here
+        from lichhook.install.copies.stable import pair_mismatch  # doctor's own check, run here
 
         check(pair_mismatch(str(self.copy)) is None, f"after the mend: {pair_mismatch(str(self.copy))}")
 
@@ -438,7 +438,7 @@ class Lane:
         import test_events as te
         from test_upgrade_faults import next_release
 
-        from lichhook.install.stable import copy_archive
+        from lichhook.install.copies.stable import copy_archive
 
         name = "PreToolUse-run_command"
         event, payload = te.fixture("antigravity", name)
@@ -481,7 +481,7 @@ class Lane:
         import select
 
         import test_events as te
-        from lichhook.install.stable import ARCHIVE_RETRY_SECONDS, pair_mismatch
+        from lichhook.install.copies.stable import ARCHIVE_RETRY_SECONDS, pair_mismatch
 
         name = "PreToolUse-run_command"
         event, payload = te.fixture("antigravity", name)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from lichhook.install.target import is_launcher
+from lichhook.install.copies.target import is_launcher
 from testkit.constants import ROOT
 
 BENCH = ROOT / "bench" / "coldstart.py"

@@ -97,7 +97,7 @@ def test_every_dependency_is_vendored_whatever_its_marker(pyz):
 TOML_READER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from lichhook.install import tomlconfig
+from lichhook.install.config import tomlconfig
 print(tomlconfig.tomllib.__name__, tomlconfig.tomllib.__file__)
 """
 
@@ -239,7 +239,7 @@ def test_recompiled_for_another_python_its_modules_load_from_bytecode(pyz, tmp_p
     assert out.read_bytes().startswith(b"#!/usr/bin/env python3\n")
 
 
-ASK = ("import sys; sys.path.insert(0, sys.argv[1]); from lichhook.install.stable import prepared_for; "
+ASK = ("import sys; sys.path.insert(0, sys.argv[1]); from lichhook.install.copies.stable import prepared_for; "
        "from lichhook.hotset import hooks_archive; copy = prepared_for(sys.argv[2], sys.argv[3]); "
        "sys.stdout.buffer.write(b'%012d' % len(copy) + copy + hooks_archive(copy))")
 

@@ -1,4 +1,4 @@
-"""lichhook's Claude Code mods as its plugin carries them (lichhook.install.claudemods): the
+"""lichhook's Claude Code mods as its plugin carries them (lichhook.install.plugin.claudemods): the
 release the build writes and the marketplace install writes both name the entry module in
 hooks/hooks.json and carry every mod beside it, with the contract release written in; the
 archive carries the JavaScript. (Install and uninstall through the plugin route:
@@ -16,7 +16,7 @@ import pytest
 
 import build_zipapp
 from lichhook.contracts import RELEASE
-from lichhook.install import claudemods
+from lichhook.install.plugin import claudemods
 
 SOURCE = Path(__file__).resolve().parent.parent / "lichhook" / "js" / "claude"
 NODE = shutil.which("node")

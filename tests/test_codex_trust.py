@@ -15,7 +15,7 @@ import tomlkit
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
-from lichhook.install import codextrust
+from lichhook.install.harnesses import codextrust
 from testkit.archive import absolute
 from testkit.constants import ROOT
 

@@ -97,7 +97,7 @@ def installed(provider: str, windows: bool = False):
     """(event, words, matcher, timeout) of every hook entry ``provider``'s installer writes."""
     from lichhook.install import harnesses
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     env = Env({"HOME": "/home/u", "USERPROFILE": "C:\\Users\\u", "PATH": ""}, windows=windows)
     target = (Target("C:\\Python312\\python.exe", "C:\\Users\\u\\lichhook\\hooks.pyz", windows=True,

@@ -174,7 +174,7 @@ def test_a_replace_is_retried_on_windows_for_one_second(monkeypatch):
 def test_the_windows_readme_gives_the_retries_the_code_uses():
     from pathlib import Path
 
-    from lichhook.install.stable import ARCHIVE_RETRY_SECONDS
+    from lichhook.install.copies.stable import ARCHIVE_RETRY_SECONDS
 
     readme = (Path(__file__).resolve().parent.parent / "windows" / "README.md").read_text(encoding="utf-8")
     assert "retries for one second" in readme

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from lichhook.archive import read_archive
-from lichhook.install.assemble import AssembleError, dependencies, marker_holds, oldest_of
+from lichhook.install.errors import AssembleError
+from lichhook.install.copies.assemble import dependencies, marker_holds, oldest_of
 from testkit.archive import absolute, installed_copy
 from testkit.constants import LICH_SESSION
 

@@ -16,10 +16,11 @@ import pytest
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.contracts import RELEASE
-from lichhook.install import pluginlayout, quoting
+from lichhook.install import quoting
+from lichhook.install.plugin import layout
 from lichhook.install.harness import Env
 from lichhook.install.harnesses import make_all
-from lichhook.install.target import Target, foreign_options, launcher
+from lichhook.install.copies.target import Target, foreign_options, launcher
 from testkit.archive import installed_copy, installed_hooks
 
 PAYLOAD = b'{"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash"}'
@@ -124,8 +125,8 @@ def test_the_windows_forms_fail_open_too(installed, base_env):
                     runs[f"{h.name} {event} commandWindows"] = quoting.split_dual(entry["commandWindows"])
                     runs[f"{h.name} {event} PowerShell form"] = quoting.split_ps(
                         quoting.ps_command(target.argv(*w.sub))) or []
-        files = pluginlayout.marketplace(h.name, target, lambda r, h=h: h.handler(target, r).entry, {}, RELEASE)
-        plugin = json.loads(files[pluginlayout.CLAUDE_HOOKS if h.name == "claude" else pluginlayout.CODEX_HOOKS])
+        files = layout.marketplace(h.name, target, lambda r, h=h: h.handler(target, r).entry, {}, RELEASE)
+        plugin = json.loads(files[layout.CLAUDE_HOOKS if h.name == "claude" else layout.CODEX_HOOKS])
         for event, groups in plugin["hooks"].items():
             for group in groups:
                 for handler in group["hooks"]:

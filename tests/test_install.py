@@ -611,11 +611,11 @@ def test_doctor_flags_an_incomplete_registration(run, home):
 
 
 def test_windows_registrations_use_exec_form_and_dual_lines(tmp_path):
-    from lichhook.install import files
-    from lichhook.install.claude import Claude
-    from lichhook.install.codex import Codex
+    from lichhook.install.disk import files
+    from lichhook.install.harnesses.claude import Claude
+    from lichhook.install.harnesses.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     home = tmp_path / "home"
     home.mkdir()
@@ -738,10 +738,11 @@ def test_doctor_finds_no_problem_in_a_windows_registration_that_names_python_twi
     long one; doctor must not call that registration out of date."""
     import io
 
-    from lichhook.install import doctor, files
-    from lichhook.install.codex import Codex
+    from lichhook.install import doctor
+    from lichhook.install.disk import files
+    from lichhook.install.harnesses.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     home = tmp_path / "home"
     home.mkdir()
@@ -808,6 +809,19 @@ def test_crushrc_uninstall_gives_back_every_user_line(run, home, original):
     assert rc.read_bytes() == original.encode()
 
 
+def test_crushrc_of_mixed_line_endings_is_given_back_byte_for_byte(run, home):
+    """CRLF lines, then a last line ending in LF: the blank line install adds before its
+    block ends as that last line does, so uninstall finds it and takes it away."""
+    original = b"hook add PreToolUse --name mine --command ./mine.sh\r\nprovider add other\n"
+    rc = home / ".config" / "crush" / "crushrc"
+    rc.parent.mkdir(parents=True)
+    rc.write_bytes(original)
+    ok(run("install", "crush"))
+    assert rc.read_bytes().startswith(original + b"\n# >>> lichhook")
+    ok(run("uninstall", "crush"))
+    assert rc.read_bytes() == original
+
+
 def test_uninstall_takes_away_the_folders_install_made_and_only_those(run, home):
     """Folders install created (and nothing else put anything in) go with uninstall; a
     folder that was there before, or that holds anything, stays."""
@@ -863,7 +877,7 @@ def test_doctor_names_a_hooks_archive_from_another_release(run, home):
 
 def test_a_printed_fix_on_windows_is_a_powershell_line_with_the_python_that_runs(monkeypatch):
     from lichhook.install import doctor, quoting
-    from lichhook.install.target import current_python
+    from lichhook.install.copies.target import current_python
     from testkit.windows import ps_read_verbatim
 
     monkeypatch.setattr(sys, "platform", "win32")

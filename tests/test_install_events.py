@@ -198,7 +198,7 @@ def test_an_upgrade_adds_every_other_event_without_a_duplicate(run, home, pyz, p
 
 
 def test_an_upgraded_crushrc_line_names_its_event(run, home):
-    from lichhook.install.crush import BEGIN, END
+    from lichhook.install.harnesses.crush import BEGIN, END
 
     folder = home / ".config" / "crush"
     folder.mkdir(parents=True)
@@ -259,9 +259,10 @@ def test_doctor_says_which_event_is_missing(run, home, provider):
 @pytest.mark.parametrize("provider", HARNESSES)
 def test_doctor_notices_each_event_missing(tmp_path, provider):
     """Every registration, one at a time: the config without it is incomplete."""
-    from lichhook.install import doctor, files, harnesses
+    from lichhook.install import doctor, harnesses
+    from lichhook.install.disk import files
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     home = tmp_path / "home"
     home.mkdir()

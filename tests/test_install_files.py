@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from lichhook.install import files
-from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.disk import files
+from lichhook.install.errors import ConfigError
 
 
 @pytest.fixture(params=["exchange", "rename"])

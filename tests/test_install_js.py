@@ -106,8 +106,8 @@ class Modules:
     """The modules rendered to run a recorder instead of the archive."""
 
     def __init__(self, tmp_path: Path, env: dict) -> None:
-        from lichhook.install.jsmodules import module_source
-        from lichhook.install.target import Target
+        from lichhook.install.harnesses.modules import module_source
+        from lichhook.install.copies.target import Target
 
         self.folder = tmp_path
         recorder = tmp_path / "recorder.py"
@@ -472,8 +472,8 @@ def test_a_whole_omp_turn_reaches_lich_in_order(installed, base_env, standin, tm
 
 def test_module_source_escapes_paths_as_js_strings(tmp_path):
     """Paths with quotes, backslashes and non-ASCII survive as JS string literals."""
-    from lichhook.install.jsmodules import baked_paths, module_source
-    from lichhook.install.target import Target
+    from lichhook.install.harnesses.modules import baked_paths, module_source
+    from lichhook.install.copies.target import Target
 
     python = 'C:\\Users\\Zoë "x"\\python.exe'
     archive = "/home/it's\u2028here/lichhook.pyz"
@@ -508,8 +508,8 @@ def earlier_module(kind: str, release: str, python: str, archive: str) -> bytes:
 @pytest.mark.parametrize("release", ["first", "flags"])
 @pytest.mark.parametrize("kind", ["opencode", "omp"])
 def test_an_earlier_module_is_read_back(kind, release):
-    from lichhook.install.jsmodules import baked_events, baked_flags, baked_paths, module_source
-    from lichhook.install.target import Target
+    from lichhook.install.harnesses.modules import baked_events, baked_flags, baked_paths, module_source
+    from lichhook.install.copies.target import Target
 
     raw = earlier_module(kind, release, "/usr/bin/python3", "/home/u/.local/share/lichhook/lichhook.pyz")
     assert baked_paths(raw) == ("/usr/bin/python3", "/home/u/.local/share/lichhook/lichhook.pyz")

@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jsonconfigs import LAYOUTS, VALUES, configs, text_of
-from lichhook.install import files, jsonmerge, jsontext
-from lichhook.install.jsonedit import Doc
+from lichhook.install.config import jsontext
+from lichhook.install.errors import ConfigError
+from lichhook.install.disk import files
+from lichhook.install.config.jsonedit import Doc
 
 QUICK = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEAVY = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,11 +145,11 @@ def test_escaped_files_get_escaped_text_and_raw_files_raw_text():
 def harness_files(home: str):
     """(harness, the JSON file of it the generated config goes in, env) for each kind of
     JSON config lichhook edits."""
-    from lichhook.install.claude import Claude
-    from lichhook.install.codex import Codex
-    from lichhook.install.crush import Crush
+    from lichhook.install.harnesses.claude import Claude
+    from lichhook.install.harnesses.codex import Codex
+    from lichhook.install.harnesses.crush import Crush
     from lichhook.install.harness import Env
-    from lichhook.install.jsmodules import Omp
+    from lichhook.install.harnesses.modules import Omp
 
     env = Env({"HOME": home, "PATH": ""}, windows=False)
     return [
@@ -160,7 +162,7 @@ def harness_files(home: str):
 
 
 def install_then_uninstall(text: bytes, which: int, windows: bool = False) -> None:
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     with tempfile.TemporaryDirectory() as tmp:
         home = os.path.join(tmp, "home")
@@ -178,7 +180,7 @@ def install_then_uninstall(text: bytes, which: int, windows: bool = False) -> No
         try:
             for edit in harness.install(target):
                 files.apply(edit)
-        except jsonmerge.ConfigError as exc:
+        except ConfigError as exc:
             assert path in str(exc)  # refused (a hooks value that is not an object), naming the file
             with open(path, "rb") as f:
                 assert f.read() == text
@@ -233,7 +235,7 @@ JSONISH = st.recursive(
 def test_the_iterative_reader_agrees_with_the_standard_one(text, cut, tail):
     """The reader for any depth (runs of brackets taken whole) finds the same end as the
     standard library's scanner, and refuses what it refuses, at the same place."""
-    from lichhook.install.jsontext import _SKIPPER, _iterative_value_end
+    from lichhook.install.config.jsontext import _SKIPPER, _iterative_value_end
 
     for candidate in (text + tail, text[:cut] + tail):
         try:
@@ -252,7 +254,7 @@ def test_the_iterative_reader_agrees_with_the_standard_one(text, cut, tail):
 
 def test_an_array_nested_200000_deep_is_read_in_a_few_steps():
     """Two arrays nested 200,000 deep, one inside another, end where they end."""
-    from lichhook.install.jsontext import _iterative_value_end
+    from lichhook.install.config.jsontext import _iterative_value_end
 
     deep = "[" * 200_000 + "1" + "]" * 200_000
     text = '{"a": ' + deep + ', "b": [' + deep + "]}"

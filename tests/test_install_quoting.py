@@ -19,9 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lichhook.install import quoting, textblock
+from lichhook.install import quoting
+from lichhook.install.config import textblock
 from lichhook.install.harness import split_line
-from lichhook.install.target import Target
+from lichhook.install.copies.target import Target
 from testkit.windows import PS_QUOTES, crt_split, ps_read_verbatim, windows_powershell_51_line
 
 AWKWARD = [

@@ -360,7 +360,7 @@ def test_a_crushrc_block_of_the_previous_release_is_updated_in_place(run, home):
     conf = home / ".config" / "crush"
     conf.mkdir(parents=True)
     legacy = str(data_dir(home) / "lichhook.pyz")
-    from lichhook.install.crush import BEGIN, END
+    from lichhook.install.harnesses.crush import BEGIN, END
 
     hook = f"hook add PreToolUse --name lichhook --command {shlex.quote(f'{PY} {legacy} crush')} --timeout 7"
     (conf / "crushrc").write_text(f"set x 1\n{BEGIN}\n{hook}\n{END}\n")
@@ -375,11 +375,11 @@ def test_a_crushrc_block_of_the_previous_release_is_updated_in_place(run, home):
 
 
 def test_windows_entries_of_the_previous_release_are_updated_in_place(tmp_path):
-    from lichhook.install import files
-    from lichhook.install.claude import Claude
-    from lichhook.install.codex import Codex
+    from lichhook.install.disk import files
+    from lichhook.install.harnesses.claude import Claude
+    from lichhook.install.harnesses.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target, launcher
+    from lichhook.install.copies.target import Target, launcher
 
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
@@ -414,8 +414,8 @@ def test_windows_entries_of_the_previous_release_are_updated_in_place(tmp_path):
 
 
 def test_every_copy_is_recognised_and_nothing_else():
-    from lichhook.install import stable
-    from lichhook.install.target import Target
+    from lichhook.install.copies import stable
+    from lichhook.install.copies.target import Target
 
     data = "/home/Jo Smith/.local/share/lichhook"
     t = Target("/usr/bin/python3", f"{data}/py3.12/lichhook.pyz", windows=False)

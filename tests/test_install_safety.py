@@ -492,8 +492,9 @@ def test_an_emptied_config_whose_backup_holds_settings_is_not_written(run, home)
 def test_a_config_that_lost_names_since_it_was_planned_is_not_written(tmp_path):
     """In process: the plan is shown from one read; the write re-reads. A version that
     lost top-level names meanwhile is refused, not written over."""
-    from lichhook.install import files, harness
-    from lichhook.install.jsonmerge import ConfigError
+    from lichhook.install import harness
+    from lichhook.install.disk import files
+    from lichhook.install.errors import ConfigError
 
     path = tmp_path / "settings.json"
     path.write_text('{"a": 1, "b": 2}')
@@ -696,7 +697,7 @@ def test_a_reader_that_stops_early_leaves_no_traceback_and_a_whole_install(pyz, 
 @pytest.mark.parametrize("which", ["config", "backup"])
 def test_a_config_or_backup_past_the_size_bound_is_refused_by_name(run, home, which):
     """A sparse file (no disk used) one byte past the bound: refused before it is read."""
-    from lichhook.install.files import MAX_CONFIG_BYTES
+    from lichhook.install.disk.files import MAX_CONFIG_BYTES
 
     state = home / ".claude.json"
     state.write_text('{"numStartups": 3}')

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from lichhook.install import tomlconfig
-from lichhook.install.target import Target
+from lichhook.install.config import tomlconfig
+from lichhook.install.copies.target import Target
 
 QUICK = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEAVY = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -177,7 +177,7 @@ def test_a_server_of_that_name_that_is_not_lichhooks_is_left_alone():
 
 @pytest.mark.parametrize("raw", [b"[mcp_servers\n", b"\xff", b"a = 1\na = 2\n"])
 def test_what_is_not_toml_is_refused_naming_the_file(raw):
-    from lichhook.install.jsonmerge import ConfigError
+    from lichhook.install.errors import ConfigError
 
     with pytest.raises(ConfigError) as info:
         tomlconfig.add(raw, "/h/.codex/config.toml", TARGET, [])

@@ -425,7 +425,7 @@ def test_a_candidate_that_asks_a_question_gets_no_stdin_and_is_not_waited_on(tmp
 
 
 def test_windows_problems_name_the_cause_and_the_fix(tmp_path, monkeypatch):
-    from lichhook.install.winerrors import windows_problem
+    from lichhook.install.disk.files import windows_problem
 
     config = tmp_path / "settings.json"
     config.write_text("{}")

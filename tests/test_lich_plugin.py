@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from lichhook.contracts import release
-from lichhook.install import harnesscli
-from lichhook.install.jsonmerge import ConfigError
+from lichhook.install.plugin import harnesscli
+from lichhook.install.errors import ConfigError
 
 FAKE_CLI = r'''#!{python}
 import json, os, sys
@@ -436,21 +436,21 @@ def test_windows_takes_the_plugin_route_with_this_machines_commands(tmp_path, ho
     """On Windows the local marketplace carries the config route's Windows entries: the
     absolute Python and archive of this machine, in Claude Code's exec form and Codex's
     commandWindows; never the release's portable `python3 ${CLAUDE_PLUGIN_ROOT}` line."""
-    from lichhook.install import pluginroute
-    from lichhook.install.claude import Claude
-    from lichhook.install.codex import Codex
+    from lichhook.install.plugin import route
+    from lichhook.install.harnesses.claude import Claude
+    from lichhook.install.harnesses.codex import Codex
     from lichhook.install.harness import Env
-    from lichhook.install.target import Target
+    from lichhook.install.copies.target import Target
 
     environ = {"HOME": str(home), "USERPROFILE": str(home), "PATH": fake_claude(tmp_path)}
-    assert pluginroute.route_problem(Claude(Env(environ, windows=False))) is None
-    assert pluginroute.route_problem(Claude(Env(environ, windows=True))) is None
+    assert route.route_problem(Claude(Env(environ, windows=False))) is None
+    assert route.route_problem(Claude(Env(environ, windows=True))) is None
     python, archive = "C:\\Python312\\python.exe", "C:\\Users\\zoe\\AppData\\Local\\lichhook\\py3.12\\hooks.pyz"
     target = Target(python, archive, windows=True, short_path=lambda p: None)
-    claude = pluginroute.plugin_files(Claude(Env(environ, windows=True)), target)
+    claude = route.plugin_files(Claude(Env(environ, windows=True)), target)
     stop = json.loads(claude["hooks/hooks.json"])["hooks"]["Stop"][0]["hooks"][0]
     assert stop["command"] == python and stop["args"][-3:] == [archive, "claude", "Stop"], stop
-    codex = pluginroute.plugin_files(Codex(Env(environ, windows=True)), target)
+    codex = route.plugin_files(Codex(Env(environ, windows=True)), target)
     compact = json.loads(codex["hooks/codex-hooks.json"])["hooks"]["PreCompact"][0]["hooks"][0]
     assert python in compact["commandWindows"] and compact["commandWindows"].endswith("codex PreCompact"), compact
     assert not any(b"CLAUDE_PLUGIN_ROOT" in data for data in [*claude.values(), *codex.values()])

@@ -1,4 +1,4 @@
-"""doctor's reading of whether Claude Code loads lichhook's mods (lichhook.install.modload)."""
+"""doctor's reading of whether Claude Code loads lichhook's mods (lichhook.install.plugin.modload)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from lichhook.install import modload
+from lichhook.install.plugin import modload
 
 
 @pytest.mark.parametrize("text,expected", [("2.1.332 (Claude Code)\n", (2, 1, 332)), ("1.0.0", (1, 0, 0)),

@@ -16,7 +16,7 @@ import pytest
 from lichhook.adapters import BY_PROVIDER
 from lichhook.contracts import release as releases
 from lichhook.descriptor import registrations
-from lichhook.install.target import launcher
+from lichhook.install.copies.target import launcher
 from testkit.environment import lich_env
 
 import build_zipapp

@@ -24,7 +24,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lichhook.contracts import RELEASE
-from lichhook.install import claudemods
+from lichhook.install.plugin import claudemods
 from testkit import archive
 from testkit.environment import clean_env
 
@@ -277,7 +277,7 @@ def test_claude_codes_record_of_lichhooks_plugin_stays_lichhooks_when_its_cache_
 
 
 def test_install_writes_the_mods_and_uninstall_takes_them_out(make):
-    # the Claude Code mods (lichhook.install.claudemods) go with the plugin both ways
+    # the Claude Code mods (lichhook.install.plugin.claudemods) go with the plugin both ways
     box = make("claude")
     assert box.lichhook("install", "claude").returncode == 0
     folder = box.home / ".local" / "share" / "lichhook" / "marketplace" / "claude"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import build_zipapp
-from lichhook.install import skills
+from lichhook.install.plugin import skills
 from test_plugin_route_faults import Home
 
 SOURCE = Path(__file__).resolve().parent.parent / "lichhook" / "install" / "md" / "theme" / "SKILL.md"

@@ -1,6 +1,7 @@
 """The import graph of lichhook's own modules: no module imports another that imports it
 back, directly or through others, none imports the package's face, and none imports a
-room that docs/architecture.md's rooms table lists above its own."""
+room that docs/architecture.md's rooms table lists above its own (nor, inside
+lichhook/install/, a wing its wings table lists above its own)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 
 # Imports that still run up the rooms table, each to be removed by moving code down.
 KNOWN_UPWARD = {
-    "lichhook.install.stable -> lichhook.__main__",
+    "lichhook.install.copies.stable -> lichhook.__main__",
     "lichhook.waits.hooks.text -> lichhook.install.quoting",
 }
 
@@ -107,13 +108,13 @@ def test_no_module_imports_the_package_face():
     assert [name for name, uses in graph().items() if "lichhook" in uses] == ["lichhook.__main__"]
 
 
-def rooms(doc: Path = ARCHITECTURE, package: str = "lichhook") -> dict[str, list[int]]:
-    """Each name the rooms table lists -> the rows (0 at the top) it stands in: a
-    backticked ``x.py`` in the modules column is the module ``package.x``
+def rooms(doc: Path = ARCHITECTURE, package: str = "lichhook", heading: str = "## The rooms") -> dict[str, list[int]]:
+    """Each name the table under ``heading`` lists -> the rows (0 at the top) it stands
+    in: a backticked ``x.py`` in the modules column is the module ``package.x``
     (``__init__.py`` the package itself), a backticked ``x/`` the package ``package.x``
     and everything in it."""
     lines = doc.read_text(encoding="utf-8").splitlines()
-    first = next(i for i, line in enumerate(lines) if line.startswith("## The rooms"))
+    first = next(i for i, line in enumerate(lines) if line.startswith(heading))
     table = []
     for line in lines[first + 1:]:
         if line.startswith("## "):
@@ -161,3 +162,30 @@ def test_the_room_check_finds_an_upward_import():
     edges = {"lichhook.a": {"lichhook.b", "lichhook.c"}, "lichhook.b": set(), "lichhook.c": set(),
              "lichhook.d.x": {"lichhook.a"}}
     assert upward(edges, table) == ["lichhook.a -> lichhook.b"]
+
+
+INSTALL_WINGS = "## The wings of install/"
+
+
+def wings() -> dict[str, list[int]]:
+    """The wings table of docs/architecture.md, read as the rooms table is, for the
+    modules of ``lichhook.install``."""
+    return rooms(ARCHITECTURE, "lichhook.install", INSTALL_WINGS)
+
+
+def install_graph() -> dict[str, set[str]]:
+    """The import graph inside ``lichhook/install/``: its modules and what of it they import."""
+    inside = {name: uses for name, uses in graph().items() if name.startswith("lichhook.install.")}
+    return {name: {m for m in uses if m.startswith("lichhook.install.")} for name, uses in inside.items()}
+
+
+def test_every_install_module_is_in_one_wing():
+    table = wings()
+    assert [name for name, rows in table.items() if len(rows) > 1] == []
+    assert [name for name in table if name not in modules()] == []  # no row names a module gone
+    assert [name for name in install_graph() if room_of(name, table) is None] == []
+    assert len({row for rows in table.values() for row in rows}) <= 12  # at most a dozen at install/'s level
+
+
+def test_no_wing_of_install_imports_a_wing_above_it():
+    assert upward(install_graph(), wings()) == []

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lichhook.archive import archive_bytes, legacy_pyc, members, stamp
-from lichhook.install.stable import copy_archive
+from lichhook.install.copies.stable import copy_archive
 from testkit.archive import STALE_START, hook_options, installed_copy, installed_hooks
 from testkit.environment import other_pythons, shadowing_project
 
@@ -105,7 +105,7 @@ def test_a_hook_running_while_install_replaces_its_archives_sends_its_report(ins
     env = dict(plugin_env if with_plugin else {k: v for k, v in plugin_env.items() if k != "LICHHOOK_PLUGIN_DIR"},
                **standin.environ(), LICHHOOK_DEBUG="1")
     upgrade, before = next_release(complete.read_bytes()), hooks.read_bytes()
-    # run as registered: through the launcher (lichhook.install.target)
+    # run as registered: through the launcher (lichhook.install.copies.target)
     proc = started([sys.executable, *hook_options(provider, event), str(hooks), provider, event], env)
     copy_archive(upgrade, str(complete))
     assert hooks.read_bytes() != before
@@ -125,8 +125,8 @@ def test_on_windows_install_waits_out_a_hook_holding_its_archives(pyz, tmp_path,
     import time
 
     from lichhook import diskio
-    from lichhook.install import stable
-    from lichhook.install.jsonmerge import ConfigError
+    from lichhook.install.copies import stable
+    from lichhook.install.errors import ConfigError
     from lichhook.hook import HOOK_SECONDS
 
     dest = tmp_path / "py3.11" / "lichhook.pyz"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lichhook.contracts import RELEASE, release
-from lichhook.install import claim
+from lichhook.install.plugin import claim
 from testkit import lichreading
 from testkit.environment import lich_env
 from tests.test_lich_plugin import fake_claude

@@ -10,11 +10,12 @@ import json
 
 import pytest
 
-from lichhook.install import doctor, files
-from lichhook.install.antigravity import Antigravity
-from lichhook.install.codex import Codex
+from lichhook.install import doctor
+from lichhook.install.disk import files
+from lichhook.install.harnesses.antigravity import Antigravity
+from lichhook.install.harnesses.codex import Codex
 from lichhook.install.harness import Env
-from lichhook.install.target import Target, launcher
+from lichhook.install.copies.target import Target, launcher
 from testkit.archive import hook_line, hook_options
 
 
@@ -158,7 +159,7 @@ def test_every_codex_hook_gets_its_windows_line_and_the_quotes_are_said_once(tmp
 
 
 def test_every_claude_hook_is_in_the_exec_form_and_doctor_finds_it_complete(tmp_path):
-    from lichhook.install.claude import Claude
+    from lichhook.install.harnesses.claude import Claude
 
     env = windows_env(tmp_path)
     python = existing(tmp_path, "Program Files", "Python312", "python.exe")
@@ -181,7 +182,7 @@ def test_every_claude_hook_is_in_the_exec_form_and_doctor_finds_it_complete(tmp_
 
 @pytest.mark.parametrize("provider", ["antigravity", "crush"])
 def test_antigravity_and_crush_write_every_hook_as_one_posix_line_with_forward_slashes(tmp_path, provider):
-    from lichhook.install.crush import Crush
+    from lichhook.install.harnesses.crush import Crush
 
     env = windows_env(tmp_path)
     python = "C:\\Python312\\python.exe"

@@ -49,7 +49,7 @@ class Descriptor:
         self.provider = provider
         self.title = title
         self.module = module  # lichhook.adapters.<module> holds ADAPTER
-        self.installer = installer  # "module:Class" under lichhook.install
+        self.installer = installer  # "module:Class" under lichhook.install.harnesses
         self.start_event = start_event  # the event a bare `<provider>` is registered on
         self.events = events
         self.verdicts = verdicts
@@ -203,7 +203,7 @@ DESCRIPTORS = (
         provider="opencode",
         title="opencode",
         module="opencode",
-        installer="jsmodules:Opencode",
+        installer="modules:Opencode",
         start_event="session.created",
         events={
             "session.created": ("start",),
@@ -223,7 +223,7 @@ DESCRIPTORS = (
         provider="omp",
         title="omp",
         module="omp",
-        installer="jsmodules:Omp",
+        installer="modules:Omp",
         start_event="session_start",
         events={
             "session_start": ("start",),

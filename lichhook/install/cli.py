@@ -14,16 +14,18 @@ import tempfile
 import zipfile
 from typing import Dict, List, Optional
 
-from lichhook.install import (
-    assemble, claim, files, harnesses, lichplugin, madefolders, ownership, pluginroute, replace, stable)
-from lichhook.install.assemble import oldest_python
+from lichhook.install import harnesses
+from lichhook.install.plugin import claim, lichplugin, replace, route
+from lichhook.install.copies import assemble, madefolders, stable
+from lichhook.install.disk import files, ownership
+from lichhook.install.copies.assemble import oldest_python
 from lichhook.install.face import FromHome, Problem, Progress, changes_line, closing_line, note_lines, problem_lines
 from lichhook.install.harness import Env
-from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.ownership import Owners, become_home_owner, run_problem
+from lichhook.install.errors import AssembleError, ConfigError
+from lichhook.install.disk.ownership import Owners, become_home_owner, run_problem
 from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
 from lichhook.install.quoting import ps_command, sh_quote
-from lichhook.install.target import Target, current_python
+from lichhook.install.copies.target import Target, current_python
 from lichhook.textout import tolerant_stdio
 
 HARNESS_LIST = ", ".join(harnesses.NAMES)
@@ -127,20 +129,8 @@ def _apply(plans: list, owners: Owners, command: str) -> tuple:
     return done, failed
 
 
-def _home_or_none(env: Env) -> Optional[str]:
-    try:
-        return env.home()
-    except ConfigError:
-        return None
-
-
 def _owners(env: Env) -> Owners:
-    return Owners(_home_or_none(env), env.environ)
-
-
-def act_as_home_owner(env: Env, command: str) -> None:
-    """Root working in another user's home does it as that user (lichhook.install.ownership)."""
-    become_home_owner(_home_or_none(env), env.environ, command)
+    return Owners(env.home_or_none(), env.environ)
 
 
 def _report_skipped(command: str, skipped: list, any_done: bool) -> None:
@@ -178,7 +168,7 @@ def _install(argv: List[str]) -> int:
     env = Env()
     if args.lich_version:
         env.environ[claim.OVERRIDE] = args.lich_version
-    act_as_home_owner(env, "install")
+    become_home_owner(env.home_or_none(), env.environ, "install")
     chosen = _choose(parser, args, env, detected_only=True)
     if not chosen:
         print(f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
@@ -187,11 +177,11 @@ def _install(argv: List[str]) -> int:
     if source is not None:
         return _install_archive(args, env, chosen, source, source)
     # Installed with pip or pipx (or run from a clone): the hooks still run an archive,
-    # assembled from this installed lichhook (lichhook.install.assemble).
+    # assembled from this installed lichhook (lichhook.install.copies.assemble).
 
     try:
         data = assemble.assembled()
-    except assemble.AssembleError as exc:
+    except AssembleError as exc:
         sys.stderr.write(
             f"lichhook install: cannot assemble the archive the hooks run: {exc}.\n"
             "Install lichhook into this Python with its dependencies (pip install or pipx install, from a clone, "
@@ -236,7 +226,7 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
         _show(plans, True, out)
 
         for h, _ in plans:
-            for line in pluginroute.dry_run(h):
+            for line in route.dry_run(h):
                 out.write(f"{line}\n")
         out.write("Dry run: nothing was changed.\n")
         if skipped:
@@ -305,7 +295,7 @@ def _claim(done: list, target: Target, env: Env, owners: Owners, out) -> None:
 
 def _from_home(env: Env):  # type: ignore[no-untyped-def]
     """stdout, with the paths in the home written from it."""
-    return FromHome(sys.stdout, _home_or_none(env), env.windows)
+    return FromHome(sys.stdout, env.home_or_none(), env.windows)
 
 
 def _close(command: str, done: list, failed: list, todo: bool, out) -> None:
@@ -334,7 +324,7 @@ def _lich_plugin(chosen: list, replace: bool) -> tuple:
     for h in chosen:
         h.replacing = replace
         try:
-            seen = lichplugin.foreign(h) or pluginroute.beside_config(h)
+            seen = lichplugin.foreign(h) or route.beside_config(h)
         except ConfigError as exc:
             blocked.append((h, [str(exc)]))
             continue
@@ -395,7 +385,7 @@ def _uninstall(argv: List[str]) -> int:
     parser = _parser("uninstall")
     args = parser.parse_args(argv)
     env = Env()
-    act_as_home_owner(env, "uninstall")
+    become_home_owner(env.home_or_none(), env.environ, "uninstall")
     chosen = _choose(parser, args, env, detected_only=False)
     target = Target(current_python(), stable.hooks_for(running_bytecode()))
     plans, skipped = _plan(chosen, target, "uninstall")

@@ -10,11 +10,13 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import Registration, earlier_words, registrations
-from lichhook.install import entries, files, jsonmerge, quoting
-from lichhook.install.files import Edit
-from lichhook.install.jsonedit import Doc
-from lichhook.install.jsonmerge import ConfigError
-from lichhook.install.target import Target, foreign_options, options_end
+from lichhook.install import quoting
+from lichhook.install.config import entries, jsonedit
+from lichhook.install.disk import files
+from lichhook.install.disk.files import Edit
+from lichhook.install.config.jsonedit import Doc
+from lichhook.install.errors import ConfigError
+from lichhook.install.copies.target import Target, foreign_options, options_end
 
 
 class Env:
@@ -42,6 +44,13 @@ class Env:
             raise ConfigError(f"cannot tell your home folder (got {value!r}); set HOME"
                               f"{' or USERPROFILE' if self.windows else ''} to it and run again.")
         return value
+
+    def home_or_none(self) -> Optional[str]:
+        """The home folder, or None where ``home`` refuses it."""
+        try:
+            return self.home()
+        except ConfigError:
+            return None
 
     def config_home(self) -> str:
         """XDG_CONFIG_HOME, else ~/.config: opencode and Crush use it on every OS. A
@@ -201,9 +210,9 @@ def start_registration(name: str) -> Registration:
 def json_edit(path: str, change: Callable[[Doc, List[str]], object]) -> Callable:
     """An install transform for a JSON config: ``change(doc, notes)`` edits it in place."""
     def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
-        return jsonmerge.edit(raw, path, lambda doc: change(doc, notes))
+        return jsonedit.edit(raw, path, lambda doc: change(doc, notes))
 
-    transform.keys_of = jsonmerge.top_keys  # type: ignore[attr-defined]
+    transform.keys_of = jsonedit.top_keys  # type: ignore[attr-defined]
     return transform
 
 
@@ -216,7 +225,7 @@ def _original(path: str) -> Optional[tuple]:
     if raw is None:
         return None
     try:
-        return raw, jsonmerge.parse(raw, path)
+        return raw, jsonedit.parse(raw, path)
     except ConfigError:
         return raw, None
 
@@ -241,7 +250,7 @@ def removal(path: str, change: Callable[[Doc, Callable[[tuple], Optional[str]]],
                 return node.raw
             return None
 
-        bom, doc = jsonmerge.load(raw, path)
+        bom, doc = jsonedit.load(raw, path)
         text = doc.text
         change(doc, keep)
         if doc.text == text:
@@ -254,7 +263,7 @@ def removal(path: str, change: Callable[[Doc, Callable[[tuple], Optional[str]]],
                 return raw if os.path.islink(path) else None
         return bom + doc.text.encode("utf-8")
 
-    transform.keys_of = jsonmerge.top_keys  # type: ignore[attr-defined]
+    transform.keys_of = jsonedit.top_keys  # type: ignore[attr-defined]
     return transform
 
 
@@ -268,7 +277,7 @@ def _only_lichhooks(doc: Doc, change: Callable) -> bool:
 def read_json(path: str) -> Optional[Doc]:
     """The parsed config, or None when absent. Raises ConfigError when unreadable."""
     raw = files.read(path)
-    return jsonmerge.parse(raw, path) if raw is not None else None
+    return jsonedit.parse(raw, path) if raw is not None else None
 
 
 def found_entry(found: list, path: str, label: str, node: entries.Node, target: Target,

@@ -143,7 +143,7 @@ ENTRY_SHAPES = {
 
 
 def test_lichhooks_hash_is_the_one_codex_computes(codex):
-    from lichhook.install import codextrust
+    from lichhook.install.harnesses import codextrust
 
     path = codex.home / ".codex" / "hooks.json"
     installed = json.loads(path.read_text())

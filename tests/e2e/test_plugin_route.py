@@ -17,7 +17,7 @@ from lichhook.contracts import RELEASE
 from lichhook.contracts import release as releases
 from lichhook.contracts.release import compatible
 from testkit import lichreading
-from lichhook.install import lichplugin, pluginlayout
+from lichhook.install.plugin import layout, lichplugin
 from testkit.constants import LICH_SESSION
 from testkit.harnesses import TITLE as TITLE_ROUTE
 from testkit.models import text, tool_call

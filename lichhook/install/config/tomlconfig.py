@@ -1,0 +1,531 @@
+"""Codex's ``config.toml``: lichhook's MCP server, owned by its key ``mcp_servers.lichhook``.
+
+Codex keeps its own state in this file and rewrites it (``codex mcp add`` reformats the
+``mcp_servers`` tables; trusting a hook appends ``[hooks.state."..."]``). So lichhook
+owns no block of lines, only its table, found by key wherever it stands and in whatever
+shape Codex left it (with ``[mcp_servers.lichhook.env]`` split out, say). The file is
+edited with tomlkit, a TOML library that keeps comments, order and formatting (vendored
+into the archive, pinned by hash, imported only by install, uninstall and doctor); its
+plain values, which every edit compares, are read by ``tomllib`` (``tomli`` before
+Python 3.11, vendored beside tomlkit), some fifteen times faster. The edits:
+
+- **add**: the table, rendered by tomlkit, is appended after one blank line, in the
+  file's line endings (and without a final newline when the file has none);
+- **update**: only ``command`` and the ``args`` items up to ``mcp`` (the interpreter's
+  options and the archive) are set, through tomlkit, so comments, other keys (``env``)
+  and arguments after ours stay;
+- **remove**: tomlkit gives the text of the table and of its sub-tables; exactly those
+  lines go, except comment and blank lines at their end, which belong to what follows,
+  and the blank line lichhook added before the table. Codex's trust records of the hooks
+  uninstall takes out (``[hooks.state."<key>"]``, keys from ``codextrust``) go the same way.
+
+Every result is parsed again and must hold exactly the tables and values expected,
+or nothing is written. A byte order mark is kept. The comment markers an earlier release
+put around its block are dropped (they are lichhook's), whatever Codex put between them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from lichhook.install.config.textblock import decode, newline_of
+from lichhook.install.errors import ConfigError
+from lichhook.install.copies.target import Target
+
+try:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+    from tomlkit.items import Table
+except ImportError:  # a source tree run without its packages: install stops before any TOML, naming the fix
+    tomlkit = TOMLKitError = Table = None  # type: ignore[assignment,misc]
+
+# The fast reader of plain values: the standard library's tomllib from Python 3.11 on, and
+# tomli, the package tomllib grew from, before it (a dependency for those Pythons only;
+# the release archive carries it for all). With neither (an archive assembled from a
+# newer Python's packages, run by 3.9 or 3.10), tomlkit reads alone: right, but slow.
+try:
+    import tomllib  # type: ignore[import-not-found,unused-ignore]
+except ImportError:
+    try:
+        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+    except ImportError:
+        tomllib = None
+
+KEY = ("mcp_servers", "lichhook")
+LEGACY_BEGIN = "# >>> lichhook: MCP server (added by 'lichhook install codex'; 'lichhook uninstall codex' removes it) >>>"
+LEGACY_END = "# <<< lichhook <<<"
+
+
+def parse(text: str, path: str) -> Any:
+    """The tomlkit document of ``text``; refuses invalid TOML naming the file."""
+    try:
+        return tomlkit.parse(text)
+    except (TOMLKitError, ValueError) as exc:
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix it, then run again. It was left untouched.")
+    except RecursionError:
+        raise ConfigError(f"{path} nests values too deeply for lichhook's TOML reader; flatten them, then run again. "
+                     "It was left untouched.")
+
+
+def _value(text: str) -> Optional[dict]:
+    """The plain value of ``text`` (fit to compare, ``plain``), or None when it is not
+    valid TOML. Read by ``tomllib`` (or ``tomli`` before Python 3.11): about fifteen times
+    faster than tomlkit, whose reading of a config with thousands of tables takes seconds,
+    and every edit compares values a few times. What that reader refuses is asked of
+    tomlkit, so no file reads as invalid for the switch."""
+    if tomllib is not None:
+        try:
+            return _comparable(tomllib.loads(text))
+        except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
+            pass
+
+    try:
+        return plain(tomlkit.parse(text))
+    except (TOMLKitError, ValueError, RecursionError):
+        return None
+
+
+def read_value(text: str, path: str) -> Any:
+    """The plain value of ``text``, fit to compare; refuses invalid TOML naming the file
+    (tomlkit's reading says where)."""
+    found = _value(text)
+    if found is None:
+        parse(text, path)  # raises, with tomlkit's account of the place
+        raise ConfigError(f"{path} is not valid TOML; fix it, then run again. It was left untouched.")
+    return found
+
+
+class _NaN:
+    """Stands for a TOML ``nan`` in a value lichhook compares: ``nan != nan`` would make
+    every file holding one look changed by any edit."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NaN)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+def _comparable(value: Any) -> Any:
+    """``value`` (a plain TOML value) with every float NaN as a ``_NaN``."""
+    if isinstance(value, float) and value != value:
+        return _NaN()
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def plain(doc: Any) -> Any:
+    """The plain value of a tomlkit document, fit to compare (``_comparable``)."""
+    return _comparable(doc.unwrap())
+
+
+def server(value: dict) -> Any:
+    """What ``mcp_servers.lichhook`` holds in a plain value (None when absent)."""
+    servers = value.get(KEY[0])
+    return servers.get(KEY[1]) if isinstance(servers, dict) else None
+
+
+def _wanted(target: Target) -> dict:
+    python, *args = target.server().argv("mcp")
+    return {"command": python, "args": args}
+
+
+def archive_index(args: Any, target: Target) -> Optional[int]:
+    """Where the archive stands in ``args`` (after the interpreter's options), or None
+    when the first word that is not an option names none of lichhook's archives."""
+    for i, item in enumerate(args if isinstance(args, list) else ()):
+        if isinstance(item, str) and item.startswith("-"):
+            continue
+        return i if isinstance(item, str) and target.archive_of(item) else None
+    return None
+
+
+def _strings(entry: dict) -> str:
+    args = entry.get("args")
+    parts = [entry.get("command")] + (args if isinstance(args, list) else [])
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+def is_ours(entry: Any, target: Target) -> bool:
+    return isinstance(entry, dict) and target.owns(_strings(entry))
+
+
+def _without_server(value: dict) -> dict:
+    out = dict(value)
+    servers = dict(out.get(KEY[0]) or {})
+    servers.pop(KEY[1], None)
+    if servers:
+        out[KEY[0]] = servers
+    else:
+        out.pop(KEY[0], None)
+    return out
+
+
+def _normal(value: Optional[dict]) -> Optional[dict]:
+    """A value with an empty ``mcp_servers`` table dropped: Codex reads both alike."""
+    if value is None:
+        return None
+    if value.get(KEY[0]) == {}:
+        value = dict(value)
+        del value[KEY[0]]
+    return value
+
+
+# -- markers of an earlier release -----------------------------------------------------------
+
+
+def drop_legacy_markers(text: str) -> str:
+    """``text`` without the comment lines an earlier release put around its block, when
+    removing them changes no value (a marker inside a multi-line string stays)."""
+    lines = text.splitlines(keepends=True)
+    kept = [line for line in lines if line.rstrip("\r\n").rstrip() not in (LEGACY_BEGIN, LEGACY_END)]
+    if len(kept) == len(lines):
+        return text
+    candidate = "".join(kept)
+    before = _value(text)
+    return candidate if before is not None and _value(candidate) == before else text
+
+
+# -- where the table stands ------------------------------------------------------------------
+
+
+def _header_tables(container: Any, path: tuple = ()) -> list:
+    """(key path, table) of every table in the document, in order, sub-tables included."""
+    out = []
+    for key, item in container.body:
+        if key is None or not isinstance(item, Table):
+            continue
+        here = (*path, key.key)
+        out.append((here, item))
+        out.extend(_header_tables(item.value, here))
+    return out
+
+
+def _table_text(table: Any) -> Optional[str]:
+    """The text of a ``[header]`` table as it stands in the file: its header line, its
+    keys and values, and the sub-tables that follow it."""
+    if table.display_name is None:
+        return None  # defined by dotted keys or as a super table: no header line of its own
+    trivia = table.trivia
+    return f"{trivia.indent}[{table.display_name}]{trivia.comment_ws}{trivia.comment}{trivia.trail}" + table.as_string()
+
+
+def spans(doc: Any, text: str, key: Tuple[str, ...] = KEY) -> Optional[List[Tuple[int, int]]]:
+    """Where the lines of the table ``key`` (``[mcp_servers.lichhook]``) and its
+    sub-tables stand in ``text``, or None when the table is not written with headers
+    (dotted keys, an inline table) or cannot be placed for certain."""
+    found = []
+    for path, table in _header_tables(doc):
+        if path[:len(key)] != key:
+            continue
+        piece = _table_text(table)
+        if piece is None:
+            if path == key:
+                return None
+            continue
+        if text.count(piece) != 1:
+            return None
+        start = text.index(piece)
+        found.append((start, start + len(piece)))
+    found.sort()
+    merged: list = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged or None
+
+
+def _cut(text: str, start: int, end: int, newline: str) -> str:
+    """``text`` without the table lines in [start, end): comment and blank lines at the
+    end stay (they lead into what follows), and so does the file's last newline
+    convention; one blank line goes where two would meet."""
+    lines = text[start:end].splitlines(keepends=True)
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    removed = "".join(lines)
+    before, after = text[:start], text[start + len(removed):]
+    if before.endswith(newline * 2) and (after.startswith(newline) or not after):
+        before = before[:-len(newline)]
+    if not after and not removed.endswith("\n") and before.endswith(newline):
+        before = before[:-len(newline)]
+    return before + after
+
+
+# -- the three operations ----------------------------------------------------------------------
+
+
+def render(target: Target, newline: str) -> str:
+    """lichhook's table as tomlkit writes it, in the file's line endings."""
+    text = tomlkit.dumps({KEY[0]: {KEY[1]: _wanted(target)}})
+    return text.replace("\n", newline)
+
+
+def _encoded(text: str, path: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"cannot write into {path}: a path to register is not valid text (it holds an undecodable "
+                     "byte). It was left untouched.")
+
+
+def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Optional[bytes]:
+    """The config with lichhook's server added or brought up to date."""
+    target = target.server()  # a long-running server runs the complete archive
+    bom, original = decode(raw, path) if raw is not None else (b"", "")
+    text = drop_legacy_markers(original)
+    value = read_value(text, path)
+    servers, entry = value.get(KEY[0]), server(value)
+    wanted = _wanted(target)
+    new: Optional[str] = None
+    if servers is not None and not isinstance(servers, dict):
+        notes.append(f"{path} defines mcp_servers as something other than a table; add [mcp_servers.lichhook] "
+                     "by hand (see docs/install.md)")
+    elif entry is None:
+        new = _appended(text, target, value, wanted)
+        if new is None:
+            notes.append(f"{path} defines mcp_servers in a way lichhook cannot add to safely; add "
+                         "[mcp_servers.lichhook] by hand (see docs/install.md)")
+    elif not is_ours(entry, target):
+        notes.append(f"{path} already has an MCP server named lichhook that does not run {target.archive}; left "
+                     "it as it is. Remove or rename it, then install again, to register lichhook's.")
+    else:
+        new = _updated(text, path, target, entry, notes)
+    result = new if new is not None else text
+    if result == original:
+        return raw
+    return bom + _encoded(result, path)
+
+
+def _appended(text: str, target: Target, value: dict, wanted: dict) -> Optional[str]:
+    newline = newline_of(text)
+    table = render(target, newline)
+    if not text:
+        candidate = table
+    elif text.endswith("\n"):
+        candidate = text + newline + table
+    else:
+        candidate = text + newline + newline + table[:-len(newline)]
+    expected = dict(value)
+    expected[KEY[0]] = dict(value.get(KEY[0]) or {}, **{KEY[1]: wanted})
+    # A header cannot extend mcp_servers written as an inline table (tomlkit would also
+    # respace that line), so then the user is asked to add the server by hand.
+    return candidate if _value(candidate) == expected else None
+
+
+def _updated(text: str, path: str, target: Target, entry: dict, notes: List[str]) -> Optional[str]:
+    """Set lichhook's own words (command, and args up to ``mcp``); keep everything else."""
+    args = entry.get("args")
+    i = archive_index(args, target)
+    if not (isinstance(entry.get("command"), str) and isinstance(args, list) and i is not None
+            and args[i + 1:i + 2] == ["mcp"]):
+        notes.append(f"left your changed [mcp_servers.lichhook] in {path} as it is: lichhook cannot tell its own "
+                     "words in it. To update it, remove that table and install again.")
+        return None
+    wanted = _wanted(target)
+    prefix = wanted["args"][:-1]  # the options and the archive
+    if entry["command"] == wanted["command"] and args[:i + 1] == prefix:
+        return None
+    doc = parse(text, path)
+    table = doc[KEY[0]][KEY[1]]
+    if entry["command"] != wanted["command"]:
+        table["command"] = wanted["command"]
+    if args[:i + 1] != prefix:
+        table["args"] = _with_prefix(table["args"], i, prefix)
+    candidate = doc.as_string()
+    expected_value = read_value(text, path)  # the reader _value uses: the two must agree
+    expected_value[KEY[0]][KEY[1]]["command"] = wanted["command"]
+    expected_value[KEY[0]][KEY[1]]["args"] = prefix + args[i + 1:]
+    # Nothing outside the table may move: compare the two texts with the table cut out.
+    if _value(candidate) != expected_value or _without(candidate, path) != _without(text, path):
+        notes.append(f"could not update [mcp_servers.lichhook] in {path} without changing text around it; "
+                     "update its command and the arguments before mcp by hand")
+        return None
+    return candidate
+
+
+def _with_prefix(array: Any, end: int, prefix: List[str]) -> Any:
+    """The tomlkit ``array`` with its items before ``end`` and the one at it (the options
+    and the archive) replaced by ``prefix``, the items after it kept as written."""
+    text = array.as_string()
+    if "\n" not in text and "#" not in text:
+        # One line: written again whole, in tomlkit's spelling of lichhook's words and
+        # the user's items exactly as they stand.
+        ours = tomlkit.dumps({"a": prefix}).strip()[len("a = ["):-1]
+        theirs = [item.as_string() for item in list.__iter__(array)][end + 1:]
+        return tomlkit.parse("a = [" + ", ".join([ours, *theirs]) + "]\n")["a"]
+    # Several lines, perhaps with comments: item by item, the archive's item (and the
+    # comment after it) kept in place, the options before it replaced.
+    array[end] = prefix[-1]
+    for _ in range(end):
+        del array[0]
+    for value in reversed(prefix[:-1]):
+        array.insert(0, value)
+    return array
+
+
+def _key_word(name: str) -> str:
+    """``name`` as a header spells it: bare when it can be, else a basic string."""
+    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _header_spans(text: str, key: Tuple[str, ...]) -> Optional[List[Tuple[int, int]]]:
+    """Where the table ``key`` and its sub-tables stand, found by their header lines as
+    Codex and lichhook write them (``[mcp_servers.lichhook]``, ``[hooks.state."..."]``),
+    without reading the document; None when there is no such header. A guess: the caller
+    takes it only when the values agree (a header inside a multi-line string would not)."""
+    header = "[" + ".".join(_key_word(k) for k in key)
+    found: List[Tuple[int, int]] = []
+    at, start = 0, -1
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            ours = stripped.endswith("]") and not stripped.startswith("[[") and (
+                stripped == header + "]" or stripped.startswith(header + "."))
+            if start >= 0 and not ours:
+                found.append((start, at))
+                start = -1
+            if ours and start < 0:
+                start = at
+        at += len(line)
+    if start >= 0:
+        found.append((start, at))
+    return found or None
+
+
+def _without(text: str, path: str, key: Tuple[str, ...] = KEY,
+             accept: Optional[Callable[[str], bool]] = None) -> Optional[str]:
+    """``text`` without the lines of the table ``key`` (and its sub-tables), or None when
+    they cannot be placed. With ``accept``, the header lines are tried first, and that cut
+    is taken when ``accept`` finds its value right: no reading of the whole document by
+    tomlkit, which takes seconds for thousands of tables."""
+    if accept is not None:
+        quick = _header_spans(text, key)
+        if quick is not None:
+            cut = text
+            newline = newline_of(text)
+            for start, end in reversed(quick):
+                cut = _cut(cut, start, end, newline)
+            if accept(cut):
+                return cut
+    doc = parse(text, path)
+    found = spans(doc, text, key)
+    if found is None:
+        return None
+    newline = newline_of(text)
+    for start, end in reversed(found):
+        text = _cut(text, start, end, newline)
+    return text
+
+
+def _records_of(value: Optional[dict]) -> dict:
+    hooks = value.get("hooks") if isinstance(value, dict) else None
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    return state if isinstance(state, dict) else {}
+
+
+def _without_records(value: Optional[dict]) -> Optional[dict]:
+    """A value with an empty ``hooks.state`` (and a ``hooks`` it leaves empty) dropped:
+    whether the ``[hooks.state]`` header stands or not, Codex reads both alike."""
+    if value is None:
+        return None
+    out = dict(value)
+    hooks = out.get("hooks")
+    if isinstance(hooks, dict) and hooks.get("state") == {}:
+        hooks = {k: v for k, v in hooks.items() if k != "state"}
+        if hooks:
+            out["hooks"] = hooks
+        else:
+            del out["hooks"]
+    return out
+
+
+def remove_records(text: str, path: str, keys: Sequence[str]) -> str:
+    """``text`` without Codex's trust records (``[hooks.state."<key>"]``) of ``keys``:
+    exactly their lines, as for the server's table; every other line stays."""
+    present = set(_records_of(_value(text))) if keys else set()
+    for name in keys:
+        if name not in present:
+            continue
+        value = _value(text)
+        assert value is not None
+        expected = dict(value, hooks=dict(value["hooks"], state={k: v for k, v in _records_of(value).items()
+                                                                 if k != name}))
+        cut = _without(text, path, ("hooks", "state", name),
+                       accept=lambda c: _without_records(_value(c)) == _without_records(expected))
+        if cut is None or _without_records(_value(cut)) != _without_records(expected):
+            doc = parse(text, path)
+            del doc["hooks"]["state"][name]
+            cut = doc.as_string()
+            if _without_records(_value(cut)) != _without_records(expected):
+                raise ConfigError(f"could not take Codex's trust record {name!r} out of {path} safely; remove its "
+                             "[hooks.state] table by hand.")
+        text = cut
+    return text
+
+
+def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook: bool,
+           records: Sequence[str] = ()) -> Optional[bytes]:
+    """The config without lichhook's server (and without an earlier release's markers),
+    and without Codex's trust records of ``records``, the keys of the hooks uninstall
+    takes out. A file lichhook created and that is left blank is deleted (None)."""
+    if raw is None:
+        return None
+    bom, original = decode(raw, path)
+    text = drop_legacy_markers(original)
+    value = read_value(text, path)
+    if is_ours(server(value), target):
+        expected = _normal(_without_server(value))
+        cut = _without(text, path, accept=lambda c: _normal(_value(c)) == expected)
+        if cut is None or _normal(_value(cut)) != expected:
+            # Not written with headers (dotted keys, an inline table): tomlkit removes
+            # it, keeping every other line as it stands.
+            doc = parse(text, path)
+            del doc[KEY[0]][KEY[1]]
+            cut = doc.as_string()
+            if _normal(_value(cut)) != expected:
+                raise ConfigError(f"could not take [mcp_servers.lichhook] out of {path} safely; remove it by hand.")
+        text = cut
+    text = remove_records(text, path, records)
+    if text == original:
+        return raw
+    if not text.strip() and created_by_lichhook:
+        return None
+    return bom + _encoded(text, path)
+
+
+def registration(raw: bytes, path: str, target: Target) -> Optional[tuple]:
+    """(command text, python, archive, ours, additions) of ``mcp_servers.lichhook``, or
+    None when absent. Raises ConfigError when the file cannot be read as TOML."""
+    target = target.server()
+    bom, text = decode(raw, path)
+    entry = server(read_value(text, path))
+    if entry is None:
+        return None
+    if not isinstance(entry, dict):
+        return f"{entry!r}", None, None, False, []
+    command, args = entry.get("command"), entry.get("args")
+    args = args if isinstance(args, list) else []
+    python = command if isinstance(command, str) else None
+    i = archive_index(args, target)
+    if i is None:  # another lichhook archive: its first word that is not an option
+        i = next((k for k, a in enumerate(args) if not (isinstance(a, str) and a.startswith("-"))), len(args))
+    archive = args[i] if i < len(args) and isinstance(args[i], str) else None
+    ours = is_ours(entry, target)
+    additions = []
+    if ours:
+        if args[i + 2:]:
+            additions.append("arguments after lichhook's: " + " ".join(str(a) for a in args[i + 2:]))
+        additions.extend(f"{key!r} added" for key in entry if key not in ("command", "args"))
+    text_of = " ".join(str(p) for p in [command, *args])
+    return text_of, python, archive, ours, additions
