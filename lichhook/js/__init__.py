@@ -1,2 +1,1 @@
-"""The JavaScript that runs inside harnesses (docs/architecture.md), read as data: a package so that
-``pkgutil.get_data("lichhook.js", ...)`` reads the complete archive when a command starts in the hooks one."""
+"""The JavaScript that runs inside harnesses, read as data: a package so that the complete archive reads it (docs/architecture.md)."""
