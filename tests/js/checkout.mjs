@@ -14,7 +14,7 @@ export const PYTHON = process.env.LICHHOOK_PYTHON || (process.platform === "win3
 
 const bundles = {};
 
-export function bundle(kind) {
+function bundle(kind) {
   const code = "import sys; from lichhook.install.jsmodules import MODULES, bundled; "
     + "sys.stdout.buffer.write(bundled(MODULES[sys.argv[1]], set()).encode())";
   bundles[kind] ??= execFileSync(PYTHON, ["-c", code, kind], { cwd: ROOT }).toString("utf8");
