@@ -1,12 +1,14 @@
 """lichhook's Claude Code mods as its plugin carries them (lichhook.install.plugin.claudemods): the
 release the build writes and the marketplace install writes both name the entry module in
-hooks/hooks.json and carry every mod beside it, with the contract release written in; the
-archive carries the JavaScript. (Install and uninstall through the plugin route:
+hooks/hooks.json and carry every mod beside it (and the files of lichhook/js/common they
+import, at the same relative paths), with the contract release written in; the archive
+carries the JavaScript. (Install and uninstall through the plugin route:
 tests/test_plugin_route_faults.py.)"""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import zipfile
@@ -37,22 +39,24 @@ def release(pyz) -> Path:
     return build_zipapp.release_dir(pyz)
 
 
-def test_claudemods_names_every_mod_in_the_folder():
-    assert sorted(claudemods.NAMES) == sorted(p.name for p in SOURCE.glob("*.js"))
+def test_claudemods_names_every_mod_in_the_folder_and_every_file_they_import_from_beside_it():
+    imported = {name for p in SOURCE.glob("*.js") for name in re.findall(r'from "\.\./([^"]+)"', p.read_text())}
+    assert imported  # client.js: common/lich.js and common/text.js
+    assert sorted(claudemods.NAMES) == sorted([f"claude/{p.name}" for p in SOURCE.glob("*.js")] + list(imported))
 
 
 def test_the_release_names_the_entry_module_and_carries_every_mod_with_the_release_in(release):
     hooks = json.loads((release / "hooks" / "hooks.json").read_text())
     assert hooks["modules"] == ["./claude/lich.js"]
     assert "SessionStart" in hooks["hooks"]  # the command hooks stay beside the mods
-    carried = release / "hooks" / "claude"
-    assert sorted(p.name for p in carried.iterdir()) == sorted(claudemods.NAMES)
+    carried = release / "hooks"
+    assert sorted(p.relative_to(carried).as_posix() for p in carried.rglob("*.js")) == sorted(claudemods.NAMES)
     for name in claudemods.NAMES:
         text = (carried / name).read_text()
-        if name == "release.js":
+        if name == "claude/release.js":
             assert f'export const RELEASE = "{RELEASE}";' in text
         else:
-            assert text == (SOURCE / name).read_text()
+            assert text == (SOURCE.parent / name).read_text()
         assert "@RELEASE@" not in text
 
 
@@ -76,4 +80,4 @@ def test_the_carried_entry_module_loads_and_registers_each_event_once(release, t
 def test_the_archive_carries_the_mods(pyz):
     with zipfile.ZipFile(pyz) as archive:
         members = set(archive.namelist())
-    assert {f"lichhook/js/claude/{name}" for name in claudemods.NAMES} <= members
+    assert {f"lichhook/js/{name}" for name in claudemods.NAMES} <= members

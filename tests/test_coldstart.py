@@ -546,8 +546,8 @@ def test_a_hot_module_is_top_level_or_in_a_package_hot_as_a_whole():
 
 def test_hot_members_are_named_by_their_modules():
     assert [hot.module_of(m) for m in ("lichhook/waits/__init__.pyc", "lichhook/cli.py", "__main__.pyc",
-                                       "lichhook/install/js/omp.js")] == \
-        ["lichhook.waits", "lichhook.cli", "__main__", "lichhook.install.js"]
+                                       "lichhook/js/omp/extension.js")] == \
+        ["lichhook.waits", "lichhook.cli", "__main__", "lichhook.js.omp"]
     assert hot.is_hot_member("lichhook/adapters/claude.py") and hot.is_hot_member("lichhook/__init__.pyc")
     assert not hot.is_hot_member("lichhook/install/cli.pyc") and not hot.is_hot_member("lichhookx/cli.py")
     assert not hot.is_hot("lichhook.waitsx") and hot.is_hot("lichhook.waits.view")

@@ -282,7 +282,8 @@ def test_install_writes_the_mods_and_uninstall_takes_them_out(make):
     assert box.lichhook("install", "claude").returncode == 0
     folder = box.home / ".local" / "share" / "lichhook" / "marketplace" / "claude"
     assert json.loads((folder / "hooks" / "hooks.json").read_text())["modules"] == ["./claude/lich.js"]
-    assert sorted(p.name for p in (folder / "hooks" / "claude").iterdir()) == sorted(claudemods.NAMES)
+    assert sorted(p.relative_to(folder / "hooks").as_posix() for p in (folder / "hooks").rglob("*.js")) == \
+        sorted(claudemods.NAMES)
     assert f'"{RELEASE}"' in (folder / "hooks" / "claude" / "release.js").read_text()
     gone = box.lichhook("uninstall", "claude")
     assert gone.returncode == 0, gone.stderr.decode()

@@ -6,13 +6,11 @@ import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { PYTHON, ROOT } from "./checkout.mjs";
 import { LICH, fakeClaude, fakeLich, flush, json, loadMods, never } from "./claude-fake.mjs";
 
 const mods = await loadMods();
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const PYTHON = process.env.LICHHOOK_PYTHON || (process.platform === "win32" ? "python" : "python3");
 const ENGINE = { plugin: "engine", tier: "core" };
 const TASK = "Port the parser to the new AST; it's \"quoted\" $(x) ü 東";
 

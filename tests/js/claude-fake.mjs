@@ -1,22 +1,28 @@
 // A stand-in for Claude Code's `$` and `on` and for lich, on a fake clock, to run
 // lichhook's Claude Code mods (lichhook/js/claude) under node's test runner.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { PYTHON, ROOT } from "./checkout.mjs";
 
-export const MODS = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "lichhook", "js", "claude");
 export const RELEASE = "9.8.7";
 export const LICH = { LICH_PORT: "4567", LICH_TOKEN: "t k", LICH_SESSION_ID: "card/1" };
 
-// The mods as install writes them: a copy with the release number in.
+// The mods as install writes them (lichhook.install.plugin.claudemods, run by Python from this
+// checkout): every file the plugin carries, the release number in.
 export async function loadMods() {
   const folder = mkdtempSync(join(tmpdir(), "lichhook-mods-"));
-  cpSync(MODS, folder, { recursive: true });
-  const release = join(folder, "release.js");
-  writeFileSync(release, readFileSync(release, "utf8").replace("@RELEASE@", RELEASE));
-  return import(pathToFileURL(join(folder, "lich.js")).href);
+  const code = "import json, sys; from lichhook.install.plugin import claudemods; "
+    + "json.dump({path: data.decode() for path, data in claudemods.files(sys.argv[1]).items()}, sys.stdout)";
+  const files = JSON.parse(execFileSync(PYTHON, ["-c", code, RELEASE], { cwd: ROOT }).toString("utf8"));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true });
+    writeFileSync(join(folder, path), text);
+  }
+  return import(pathToFileURL(join(folder, "hooks", "claude", "lich.js")).href);
 }
 
 export const flush = async () => {

@@ -30,7 +30,8 @@ const acks = (claude) => claude.lich.to("/mod/acks").map((r) => r.body);
 const polls = (claude) => claude.lich.to("/mod/commands");
 
 test("outside lich the mods send nothing and leave no timer", async () => {
-  for (const env of [{}, { ...LICH, LICH_PORT: "" }, { ...LICH, LICH_TOKEN: undefined }, { ...LICH, LICH_PORT: "80; rm" }]) {
+  for (const env of [{}, { ...LICH, LICH_PORT: "" }, { ...LICH, LICH_TOKEN: undefined }, { ...LICH, LICH_PORT: "80; rm" },
+    { ...LICH, LICH_PORT: "0" }, { ...LICH, LICH_TOKEN: "  " }, { ...LICH, LICH_SESSION_ID: "\t" }]) {
     const claude = await session({ env });
     await claude.fire("session.measure", { context: { window: 200000, tokens: 5, percent: 0 }, rateLimits: [], changed: ["context"] });
     await claude.advance(60000);

@@ -1,14 +1,13 @@
-// The opencode and omp modules under node's test runner: rendered from lichhook/install/js as
-// install renders them, with node itself as the "Python" and a small script standing in for
-// `lichhook <provider> --serve`. Run by `node --test tests/js/` (tests/test_install_js.py runs it).
+// The opencode and omp modules under node's test runner, bundled as install bundles them
+// (tests/js/checkout.mjs), with node itself as the "Python" and a small script standing in for
+// `lichhook <provider> --serve`. Run by `node --test tests/js/` (.ci/run runs it).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL, fileURLToPath } from "node:url";
+import { rendered as bundled } from "./checkout.mjs";
 
-const JS = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "lichhook", "install", "js");
 const LICH = { LICH_PORT: "1", LICH_TOKEN: "tok", LICH_SESSION_ID: "card" };
 
 // Stands in for `lichhook <provider> --serve`: keeps its words, its pid and each line.
@@ -20,22 +19,13 @@ for await (const line of createInterface({ input: process.stdin })) {
 }
 `;
 
-let made = 0;
 async function rendered(kind, events, python = process.execPath) {
   const folder = mkdtempSync(join(tmpdir(), "lichhook-js-"));
   writeFileSync(join(folder, "serve.mjs"), SERVE);
-  const source = readFileSync(join(JS, `${kind}.js`), "utf8")
-    .replace("/* @FORWARD@ */", readFileSync(join(JS, "forward.js"), "utf8"))
-    .replace("/* @TOOLS@ */", readFileSync(join(JS, "tools.js"), "utf8"))
-    .replace('"@PYTHON@"', JSON.stringify(python))
-    .replace('"@ARCHIVE@"', JSON.stringify(join(folder, "serve.mjs")))
-    .replace('"@FLAGS@"', "[]")
-    .replace('"@EVENTS@"', JSON.stringify(Object.fromEntries(events.map((e) => [e, [kind, e]]))));
-  const path = join(folder, `${kind}-${made++}.mjs`);
-  writeFileSync(path, source);
+  const module = await bundled(kind, { python, archive: "serve.mjs", events: Object.fromEntries(events.map((e) => [e, [kind, e]])), folder });
   process.env.RECORD_TO = join(folder, "record.jsonl");
   Object.assign(process.env, LICH);
-  return { module: await import(pathToFileURL(path).href), record: process.env.RECORD_TO };
+  return { module, record: process.env.RECORD_TO };
 }
 
 async function lines(record, count) {
@@ -88,11 +78,28 @@ test("a Python that cannot start is said once in the harness's log, and nothing 
   assert.match(logged[0], /could not be started/);
 });
 
-test("outside lich nothing is subscribed", async () => {
+test("outside lich nothing is subscribed: a variable missing or blank, or a LICH_PORT that is not a port", async () => {
   const { module } = await rendered("omp", ["input"]);
-  delete process.env.LICH_TOKEN;
-  const names = [];
-  module.default({ on: (name) => names.push(name) });
-  assert.deepEqual(names, []);
+  const hooks = (await rendered("opencode", ["session.status"])).module;
+  for (const [name, value] of [["LICH_TOKEN", undefined], ["LICH_SESSION_ID", " \t"], ["LICH_PORT", "0"],
+    ["LICH_PORT", "65536"], ["LICH_PORT", "80; rm"], ["LICH_PORT", "+80"], ["LICH_PORT", "\u0663"]]) {
+    Object.assign(process.env, LICH);
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+    const names = [];
+    module.default({ on: (event) => names.push(event) });
+    assert.deepEqual(names, [], `${name}=${value}`);
+    assert.deepEqual(await hooks.LichhookPlugin({ directory: "/p" }), {}, `${name}=${value}`);
+  }
   Object.assign(process.env, LICH);
+});
+
+test("a long argument is cut to 4096 UTF-16 units, never through a character", async () => {
+  const { module, record } = await rendered("omp", ["tool_call"]);
+  const handlers = {};
+  module.default({ on: (name, fn) => { handlers[name] = fn; } });
+  const content = "x".repeat(4095) + "\u{1F600}" + "y";
+  handlers.tool_call({ toolName: "write", input: { content, path: "short" } }, {});
+  const [got] = (await lines(record, 1)).map((r) => r.line.payload.input);
+  assert.deepEqual(got, { content: "x".repeat(4095), path: "short" });
 });

@@ -1,14 +1,14 @@
-// lich's tools in the opencode module, under node's test runner: the module rendered as install
-// renders it, opencode's `@opencode-ai/plugin` stood in by a package giving a schema builder that
-// keeps what it is told, and lich's command line by a script that records its argv.
+// lich's tools in the opencode module, under node's test runner: the module bundled as install
+// bundles it (tests/js/checkout.mjs), opencode's `@opencode-ai/plugin` stood in by a package giving
+// a schema builder that keeps what it is told, and lich's command line by a script that records
+// its argv.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL, fileURLToPath } from "node:url";
+import { rendered } from "./checkout.mjs";
 
-const JS = join(fileURLToPath(new URL(".", import.meta.url)), "..", "..", "lichhook", "install", "js");
 const POSIX = process.platform !== "win32"; // the stand-in lich is a script with a #! line
 
 const PLUGIN = `
@@ -29,7 +29,6 @@ else {
 }
 `;
 
-let made = 0;
 async function tools(env = { LICH_PORT: "1", LICH_TOKEN: "tok", LICH_SESSION_ID: "card" }) {
   const folder = mkdtempSync(join(tmpdir(), "lichhook-tools-"));
   const pkg = join(folder, "node_modules", "@opencode-ai", "plugin");
@@ -38,19 +37,10 @@ async function tools(env = { LICH_PORT: "1", LICH_TOKEN: "tok", LICH_SESSION_ID:
   writeFileSync(join(pkg, "index.js"), PLUGIN);
   writeFileSync(join(folder, "lich.cjs"), LICH);
   chmodSync(join(folder, "lich.cjs"), 0o755);
-  const source = readFileSync(join(JS, "opencode.js"), "utf8")
-    .replace("/* @FORWARD@ */", readFileSync(join(JS, "forward.js"), "utf8"))
-    .replace("/* @TOOLS@ */", readFileSync(join(JS, "tools.js"), "utf8"))
-    .replace('"@PYTHON@"', JSON.stringify(process.execPath))
-    .replace('"@ARCHIVE@"', JSON.stringify(join(folder, "none.mjs")))
-    .replace('"@FLAGS@"', "[]")
-    .replace('"@EVENTS@"', "{}");
-  const path = join(folder, `opencode-${made++}.mjs`);
-  writeFileSync(path, source);
   for (const key of ["LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID"]) delete process.env[key];
   Object.assign(process.env, env, { LICH_BIN: join(folder, "lich.cjs"), FAKE_LICH_RECORD: join(folder, "calls.jsonl") });
   delete process.env.FAKE_LICH;
-  const hooks = await (await import(pathToFileURL(path).href)).LichhookPlugin({ directory: folder });
+  const hooks = await (await rendered("opencode", { folder })).LichhookPlugin({ directory: folder });
   const calls = () => existsSync(process.env.FAKE_LICH_RECORD)
     ? readFileSync(process.env.FAKE_LICH_RECORD, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
   return { tool: hooks.tool, calls };

@@ -1,13 +1,12 @@
 """opencode and omp: in-process JS modules that hand their events to one lichhook.
 
-Neither harness runs shell hooks, so lichhook installs a small module (shipped inside
-the archive under ``lichhook/install/js/``): the harness's own part (``<kind>.js``) with
-the part both share (``forward.js``, which starts one ``<kind> --serve`` and writes it
-each event, a line each) written in
-at its ``@FORWARD@`` line. Install writes into it, as JSON (valid JS literals), the
-Python and archive paths, the interpreter's options (``-I -S``) and the events to forward
-with their command words, taken from the harness's descriptor registrations: the module
-forwards exactly the events the descriptor lists, and names no event of its own.
+Neither harness runs shell hooks, so lichhook installs a small module: the harness's entry
+in ``lichhook/js/`` (``MODULES``) with every file it imports written in (``bundled``;
+docs/architecture.md says what runs where). Install writes into it, as JSON (valid JS
+literals), the Python and archive paths, the interpreter's options (``-I -S``) and the
+events to forward with their command words, taken from the harness's descriptor
+registrations: the module forwards exactly the events the descriptor lists, and names no
+event of its own.
 
 Modules earlier releases wrote have the same marker and ``const PYTHON``/``ARCHIVE``
 lines (some no ``FLAGS``, none ``EVENTS``): they are read back, replaced by install and
@@ -34,7 +33,7 @@ import os
 import pkgutil
 import posixpath
 import re
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Set
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
@@ -47,28 +46,35 @@ from lichhook.install.copies.target import INTERPRETER_FLAGS, Target
 from lichhook.install.errors import ConfigError
 
 MARKER = b"Added by `lichhook install"
-FORWARD = "/* @FORWARD@ */"  # where the shared part goes in each harness's module
-TOOLS = "/* @TOOLS@ */"  # where lich's tools go (opencode: ``js/tools.js``)
+MODULES = {"opencode": "opencode/plugin.js", "omp": "omp/extension.js"}  # each harness's entry, in lichhook/js/
+RELATIVE_IMPORT = re.compile(r'import \{[^}]*\} from "(\.\.?/[^"]+)";')
 # In omp's module, under lich's marker line: uninstall takes ``mcpServers.lich`` out only then.
 OWNS_SERVER = "// lichhook added mcpServers.lich to mcp.json beside this folder"
 
 
 def module_source(kind: str, target: Target) -> bytes:
     """The module for ``kind`` ("opencode" or "omp") pointing at ``target``."""
-    def part(name: str) -> str:
-        found = pkgutil.get_data("lichhook.install", f"js/{name}.js")
-        if found is None:
-            raise ConfigError(f"the {kind} module is missing from this lichhook; rebuild the archive")
-        return found.decode("utf-8")
-
-    text = part(kind).replace(FORWARD, part("forward").rstrip("\n"), 1)
-    text = text.replace(TOOLS, part("tools").rstrip("\n"), 1)  # opencode's module defines lich's tools
-    # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
-    text = text.replace('"@PYTHON@"', json.dumps(target.python, ensure_ascii=True), 1)
-    text = text.replace('"@ARCHIVE@"', json.dumps(target.archive, ensure_ascii=True), 1)
-    text = text.replace('"@FLAGS@"', json.dumps(list(INTERPRETER_FLAGS)), 1)
-    text = text.replace('"@EVENTS@"', json.dumps(forwarded(kind), ensure_ascii=True), 1)
+    text = bundled(MODULES[kind], set())
+    values = {"PYTHON": target.python, "ARCHIVE": target.archive, "FLAGS": list(INTERPRETER_FLAGS), "EVENTS": forwarded(kind)}
+    for name, value in values.items():  # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
+        text = text.replace(f'"@{name}@"', json.dumps(value, ensure_ascii=True), 1)
     return text.encode("utf-8")
+
+
+def bundled(where: str, seen: Set[str]) -> str:
+    """``lichhook/js/<where>`` with each relative import replaced by the file it names (bundled,
+    once, ``export`` dropped: opencode calls every export of a plugin); other imports kept once."""
+    found = pkgutil.get_data("lichhook.js", where)
+    if found is None:
+        raise ConfigError(f"lichhook/js/{where} is missing from this lichhook; rebuild the archive")
+    out = []
+    for line in found.decode("utf-8").splitlines(keepends=True):
+        relative = RELATIVE_IMPORT.fullmatch(line.rstrip())
+        key = posixpath.normpath(posixpath.join(posixpath.dirname(where), relative[1])) if relative else line
+        if not (line.startswith("import ") and key in seen):
+            seen.add(key)
+            out.append(re.sub(r"(?m)^export ", "", bundled(key, seen)) if relative else line)
+    return "".join(out)
 
 
 def forwarded(kind: str) -> Dict[str, List[str]]:

@@ -1,5 +1,7 @@
 // What every mod shares: the session's lich address, one bounded request that never
 // throws, and the cuts lich's limits ask for.
+import { lichTarget } from "../common/lich.js";
+import { clipped } from "../common/text.js";
 import { RELEASE } from "./release.js";
 
 export const ANSWER_LIMIT = 16000; // UTF-16 units of an ask's answer or a worker's answer
@@ -7,14 +9,10 @@ export const BODY_LIMIT = 65536; // bytes lich reads of an ack or an answer
 export const ERROR_LIMIT = 120; // characters of an ack's error
 const SHORT_WAIT = 5000; // ms a report may take before the mod stops waiting on it
 
-// LICH_PORT, LICH_TOKEN and LICH_SESSION_ID, or null outside lich (any missing, or a
-// port that is not a port): then no mod does anything.
+// Where lich listens and as whom to report, or null outside lich (any variable missing or
+// blank, or a port that is not a port): then no mod does anything.
 export async function lichEnv($) {
-  const port = await $.env.get("LICH_PORT");
-  const token = await $.env.get("LICH_TOKEN");
-  const session = await $.env.get("LICH_SESSION_ID");
-  if (!port || !token || !session || !/^\d{1,5}$/.test(port) || Number(port) > 65535) return null;
-  return { base: `http://127.0.0.1:${Number(port)}`, token, session };
+  return lichTarget(await $.env.get("LICH_PORT"), await $.env.get("LICH_TOKEN"), await $.env.get("LICH_SESSION_ID"));
 }
 
 // {status, text}; status 0 when lich could not be reached or the mod stopped waiting
@@ -59,11 +57,7 @@ export function parsed(text) {
 
 // `text` cut at `limit` UTF-16 units, never between a surrogate pair, marked when cut.
 export function cut(text, limit = ANSWER_LIMIT) {
-  if (text.length <= limit) return text;
-  let end = limit;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}\n[truncated]`;
+  return text.length <= limit ? text : `${clipped(text, limit)}\n[truncated]`;
 }
 
 // An error for an ack: one line, trimmed, at most 120 characters.

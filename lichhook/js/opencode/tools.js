@@ -5,7 +5,7 @@
 // internal/cli/private_test.go @84e814f8 calls it, described in lichhook's words (lich's own
 // text for it was not read). Each tool runs lich's own command line ($LICH_BIN, else `lich`)
 // with the matching command's argv as an array: no shell ever reads an argument.
-// `spawn` comes from forward.js, the part both modules share.
+import { spawn } from "node:child_process";
 
 const LICH_TOOLS = {
   "list_sessions": {
@@ -434,7 +434,7 @@ async function callLich(name, args, signal) {
 
 // opencode's plugin tools, built with the zod opencode hands plugins (`tool.schema`); none
 // when that package cannot be loaded.
-async function lichTools() {
+export async function lichTools() {
   try {
     const schema = (await import("@opencode-ai/plugin"))?.tool?.schema;
     if (!schema) return undefined;

@@ -2,8 +2,8 @@
 // Inside lich, this hands each event lich's card needs to one `lichhook opencode --serve`, a line
 // each (docs/harness-events.md says what and why), and gives the session lich's own tools.
 // Outside lich it does nothing.
-/* @FORWARD@ */
-/* @TOOLS@ */
+import { forward, forwards, insideLich, saying, shortened } from "../common/forward.js";
+import { lichTools } from "./tools.js";
 
 // Sessions of opencode's sub-agents (a task's child): their parent's card shows them.
 const children = new Map();

@@ -3,7 +3,7 @@
 // with what the event and omp's context say (docs/harness-events.md says what and why); lichhook
 // leaves out a task sub-agent's session (omp runs extensions there too). Outside lich it
 // subscribes to nothing.
-/* @FORWARD@ */
+import { EVENTS, forward, insideLich, saying, shortened } from "../common/forward.js";
 
 // A non-empty string from one of omp's getters, or undefined (when it throws too).
 function text(read) {

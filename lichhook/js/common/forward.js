@@ -1,5 +1,8 @@
-// How both modules hand events to lichhook: written into each by install, in place of its @FORWARD@ line.
+// How the opencode and omp modules hand events to lichhook: one `lichhook <kind> --serve` per
+// harness process. Install writes it, and what it imports, into each module (docs/architecture.md).
 import { spawn } from "node:child_process";
+import { lichTarget } from "./lich.js";
+import { clipped } from "./text.js";
 
 // Written by install: the interpreter, the archive, the interpreter's options (-I keeps the
 // project's PYTHONPATH and folder out, -S skips site) and, for each event to forward, the
@@ -8,7 +11,7 @@ import { spawn } from "node:child_process";
 const PYTHON = "@PYTHON@";
 const ARCHIVE = "@ARCHIVE@";
 const FLAGS = "@FLAGS@";
-const EVENTS = "@EVENTS@";
+export const EVENTS = "@EVENTS@";
 
 // Bytes written to lichhook and not yet taken in: past this (a lichhook that stopped
 // reading), an event is dropped rather than held in the harness's memory.
@@ -26,23 +29,21 @@ function wordsOf(type) {
   return undefined;
 }
 
-function forwards(type) {
+export function forwards(type) {
   return Array.isArray(wordsOf(type));
 }
 
-function insideLich() {
+export function insideLich() {
   const env = process.env;
-  return ["LICH_PORT", "LICH_TOKEN", "LICH_SESSION_ID"].every(
-    (name) => typeof env[name] === "string" && env[name].trim() !== "",
-  );
+  return lichTarget(env.LICH_PORT, env.LICH_TOKEN, env.LICH_SESSION_ID) !== null;
 }
 
 // A copy of a tool's arguments with every long string cut.
-function shortened(args) {
+export function shortened(args) {
   if (!args || typeof args !== "object" || Array.isArray(args)) return args;
   const copy = {};
   for (const [key, value] of Object.entries(args)) {
-    copy[key] = typeof value === "string" && value.length > TEXT_LIMIT ? value.slice(0, TEXT_LIMIT) : value;
+    copy[key] = typeof value === "string" ? clipped(value, TEXT_LIMIT) : value;
   }
   return copy;
 }
@@ -57,7 +58,7 @@ let server;
 let broken = false;
 let say = () => {};
 
-function saying(log) {
+export function saying(log) {
   say = (message) => {
     try {
       Promise.resolve(log(message)).catch(() => {});
@@ -67,7 +68,7 @@ function saying(log) {
   };
 }
 
-function forward(type, message) {
+export function forward(type, message) {
   try {
     const words = wordsOf(type);
     if (!Array.isArray(words) || broken) return;
