@@ -421,10 +421,10 @@ class PluginRouted(harness.EntryHarness):
     out with ``config_uninstall``; this class picks the route."""
 
     def config_install(self, target: Target) -> List[files.Edit]:
-        raise NotImplementedError
+        return self.json_edits(target)
 
     def config_uninstall(self, target: Target) -> List[files.Edit]:
-        raise NotImplementedError
+        return self.json_edits(target, install=False)
 
     def install(self, target: Target) -> List[files.Edit]:
         """Through the harness's plugin manager where its CLI can, taking out what an
