@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import Registration, earlier_words, registrations
@@ -173,6 +173,60 @@ class EntryHarness(Harness):
         """The other keys of lichhook's matcher group on ``event``."""
         matcher = matcher_of(self.name, event)
         return {} if matcher is None else {"matcher": matcher}
+
+    # The JSON config of the hooks: its events under ``table``; ``flat``: the events whose
+    # lists hold the handlers themselves (``entries.Flat``).
+    table: Tuple[str, ...] = ("hooks",)
+    flat: entries.Flat = False
+    # lichhook's MCP server, ``lichhook`` under ``server_table`` of ``server_path()`` (the
+    # hooks' config or one of its own, created with ``server_mode``).
+    server_table: Tuple[str, ...] = ("mcpServers",)
+    server_mode = 0o644
+
+    def hooks_path(self) -> str:
+        raise NotImplementedError
+
+    def server_path(self) -> Optional[str]:
+        """The JSON config of lichhook's MCP server; None: the harness keeps it elsewhere."""
+        return None
+
+    def json_edits(self, target: Target, install: bool = True) -> List[Edit]:
+        """Edits writing lichhook's hooks and MCP server into the JSON configs, or, with
+        ``install`` False, taking them out. The two changes below get, as ``arg``, the
+        install transform's notes or the uninstall transform's keep (``json_edit``, ``removal``)."""
+        hooks, mcp = self.hooks_path(), self.server_path()
+        wanted = self.wanted(target) if install else {}
+
+        def server_change(doc: Doc, arg: Any) -> None:
+            if install:
+                entries.install_server(doc, mcp or hooks, self.server_table, "lichhook", server_entry(target),
+                                       target, arg)
+            else:
+                entries.remove_server(doc, self.server_table, "lichhook", target, arg)
+
+        def hooks_change(doc: Doc, arg: Any) -> None:
+            for event, handlers in wanted.items():
+                entries.install_hooks(doc, hooks, self.table, event, handlers, self.group(event), target, arg)
+            if not install:
+                entries.remove_hooks(doc, self.table, None, target, arg, flat=self.flat)
+            if mcp == hooks:
+                server_change(doc, arg)
+
+        make = json_edit if install else removal
+        edits = [Edit(hooks, make(hooks, hooks_change))]
+        if mcp is not None and mcp != hooks:
+            edits.append(Edit(mcp, make(mcp, server_change), mode=self.server_mode))
+        return edits
+
+    def registrations(self, target: Target) -> List[Registered]:
+        """lichhook's hooks and MCP server in the JSON configs."""
+        hooks, mcp = self.hooks_path(), self.server_path()
+        server = (self.server_table, "lichhook", server_entry(target))
+        found = found_in_json(hooks, target, self.table, self.wanted(target), self.flat,
+                              server if mcp == hooks else None)
+        if mcp is not None and mcp != hooks:
+            found += found_in_json(mcp, target, table=(), server=server)
+        return found
 
 
 # -- what a harness registers -----------------------------------------------------------

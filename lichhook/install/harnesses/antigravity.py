@@ -42,6 +42,8 @@ class Antigravity(harness.EntryHarness):
     name = "antigravity"
     title = "Antigravity"
     programs = ("agy", "antigravity")
+    table = TABLE
+    flat = FLAT_EVENTS
 
     def gemini_dir(self) -> str:
         return os.path.join(self.env.home(), ".gemini")
@@ -51,6 +53,9 @@ class Antigravity(harness.EntryHarness):
 
     def plugin_dir(self) -> str:
         return os.path.join(self.gemini_dir(), "config", "plugins", "lichhook")
+
+    def hooks_path(self) -> str:
+        return os.path.join(self.plugin_dir(), "hooks.json")
 
     def manifest(self) -> bytes:
         data = {"name": "lichhook", "description": f"Reports each Antigravity conversation to lich {SIGNATURE}"}
@@ -90,8 +95,7 @@ class Antigravity(harness.EntryHarness):
                 "home folder whose path is UTF-8 (or set XDG_DATA_HOME to one). It was left untouched.") from None
 
     def install(self, target: Target) -> List[Edit]:
-        folder = self.plugin_dir()
-        path = os.path.join(folder, "hooks.json")
+        folder, path = self.plugin_dir(), self.hooks_path()
 
         def hooks(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
             if raw is None:
@@ -100,13 +104,7 @@ class Antigravity(harness.EntryHarness):
                 raise ConfigError(f"{path} exists and was not written by lichhook; move it away, then run "
                                             "again. It was left untouched.")
             # lichhook's file, but a timeout or an argument the user changed there stays
-            wanted = self.wanted(target)
-
-            def change(doc) -> None:
-                for event, handlers in wanted.items():
-                    entries.install_hooks(doc, path, TABLE, event, handlers, self.group(event), target, notes)
-
-            return jsonedit.edit(raw, path, change)
+            return self.json_edits(target)[0].transform(raw, notes)
 
         return [
             files.write_owned(os.path.join(folder, "plugin.json"), self.manifest(), _our_manifest),
@@ -116,14 +114,9 @@ class Antigravity(harness.EntryHarness):
     def uninstall(self, target: Target) -> List[Edit]:
         """The manifest goes only when lichhook wrote it; ``hooks.json`` goes whole only
         when it holds nothing but lichhook's handlers, else only those are taken out."""
-        folder = self.plugin_dir()
-        path = os.path.join(folder, "hooks.json")
+        folder, path = self.plugin_dir(), self.hooks_path()
         whole = files.remove_owned(path, lambda raw: _only_ours(raw, target))
-
-        def change(doc, keep) -> None:
-            entries.remove_hooks(doc, TABLE, None, target, keep, flat=FLAT_EVENTS)
-
-        entries_only = harness.removal(path, change)
+        entries_only = self.json_edits(target, install=False)[0].transform
 
         def hooks(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
             if raw is None or _only_ours(raw, target) or MARKER not in raw:
@@ -192,7 +185,7 @@ class Antigravity(harness.EntryHarness):
         return edits
 
     def checks(self, target: Target) -> List[tuple]:
-        if files.read(os.path.join(self.plugin_dir(), "hooks.json")) is None:
+        if files.read(self.hooks_path()) is None:
             return []  # lichhook is not installed here
         raw = files.read(self.marker_manifest())
         registered = None
@@ -204,10 +197,6 @@ class Antigravity(harness.EntryHarness):
                 registered = None
         return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows),
                 skills.check(self.plugin_dir(), skills.command(target), f"run install {self.name} again")]
-
-    def registrations(self, target: Target) -> List[harness.Registered]:
-        return harness.found_in_json(os.path.join(self.plugin_dir(), "hooks.json"), target, table=TABLE,
-                                     wanted=self.wanted(target), flat=FLAT_EVENTS)
 
     def notes(self, target: Target) -> List[str]:
         notes = ["Antigravity: run 'agy plugin list' (or /hooks in agy) to see the lichhook plugin loaded."]

@@ -25,7 +25,6 @@ from lichhook.descriptor import Registration
 from lichhook.install import harness
 from lichhook.install.plugin import modload, route
 from lichhook.install.config import entries
-from lichhook.install.disk import files
 from lichhook.install.copies.target import Target
 
 
@@ -33,6 +32,7 @@ class Claude(route.PluginRouted):
     name = "claude"
     title = "Claude Code"
     programs = ("claude",)
+    server_mode = 0o600
 
     def config_dir(self) -> str:
         return self.env.get("CLAUDE_CONFIG_DIR") or os.path.join(self.env.home(), ".claude")
@@ -40,10 +40,10 @@ class Claude(route.PluginRouted):
     def config_dirs(self) -> List[str]:
         return [self.config_dir()]
 
-    def settings_path(self) -> str:
+    def hooks_path(self) -> str:
         return os.path.join(self.config_dir(), "settings.json")
 
-    def mcp_path(self) -> str:
+    def server_path(self) -> str:
         explicit = self.env.get("CLAUDE_CONFIG_DIR")
         return os.path.join(explicit, ".claude.json") if explicit else os.path.join(self.env.home(), ".claude.json")
 
@@ -60,38 +60,12 @@ class Claude(route.PluginRouted):
         entry = {"type": "command", "command": target.sh_line(*sub), **timeout}
         return entries.Wanted(sub, entry, {"command": entries.Line("sh")}, earlier)
 
-    def config_install(self, target: Target) -> List[files.Edit]:
-        settings, mcp = self.settings_path(), self.mcp_path()
-        wanted = self.wanted(target)
-
-        def add_hooks(doc, notes):
-            for event, handlers in wanted.items():
-                entries.install_hooks(doc, settings, ("hooks",), event, handlers, self.group(event), target, notes)
-
-        def add_mcp(doc, notes):
-            entries.install_server(doc, mcp, ("mcpServers",), "lichhook", harness.server_entry(target), target, notes)
-
-        return [files.Edit(settings, harness.json_edit(settings, add_hooks)),
-                files.Edit(mcp, harness.json_edit(mcp, add_mcp), mode=0o600)]
-
-    def config_uninstall(self, target: Target) -> List[files.Edit]:
-        settings, mcp = self.settings_path(), self.mcp_path()
-        return [
-            files.Edit(settings, harness.removal(settings, lambda doc, keep: entries.remove_hooks(
-                doc, ("hooks",), None, target, keep))),
-            files.Edit(mcp, harness.removal(mcp, lambda doc, keep: entries.remove_server(
-                doc, ("mcpServers",), "lichhook", target, keep))),
-        ]
-
     def checks(self, target: Target) -> List[tuple]:
         return route.checks(self, target)
 
     def mods(self) -> Tuple[dict, List[tuple]]:
-        facts = modload.examine(self, self.mcp_path(), os.getcwd())
-        return facts, modload.verdict(facts, self.mcp_path())
+        facts = modload.examine(self, self.server_path(), os.getcwd())
+        return facts, modload.verdict(facts, self.server_path())
 
     def registrations(self, target: Target) -> List[harness.Registered]:
-        return (harness.found_in_json(self.settings_path(), target, wanted=self.wanted(target))
-                + harness.found_in_json(self.mcp_path(), target, table=(),
-                                        server=(("mcpServers",), "lichhook", harness.server_entry(target)))
-                + route.registrations(self, target))
+        return super().registrations(target) + route.registrations(self, target)

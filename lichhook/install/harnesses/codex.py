@@ -70,20 +70,15 @@ class Codex(route.PluginRouted):
         return entries.Wanted(sub, entry, fields, earlier)
 
     def config_install(self, target: Target) -> List[files.Edit]:
-        hooks_path, toml_path = self.hooks_path(), self.toml_path()
-        wanted = self.wanted(target)
-
-        def add_hooks(doc, notes):
-            # lichhook's group goes after the others and its handlers at the end of it, so
-            # no hook of the user's moves to another (positional) trust key
-            for event, handlers in wanted.items():
-                entries.install_hooks(doc, hooks_path, ("hooks",), event, handlers, self.group(event), target, notes)
-
-        return [files.Edit(hooks_path, harness.json_edit(hooks_path, add_hooks)),
-                files.Edit(toml_path, lambda raw, notes: tomlconfig.add(raw, toml_path, target, notes), mode=0o600)]
+        # lichhook's group goes after the others and its handlers at the end of it
+        # (``entries.install_hooks``), so no hook of the user's moves to another
+        # (positional) trust key
+        toml_path = self.toml_path()
+        return self.json_edits(target) + [
+            files.Edit(toml_path, lambda raw, notes: tomlconfig.add(raw, toml_path, target, notes), mode=0o600)]
 
     def config_uninstall(self, target: Target) -> List[files.Edit]:
-        hooks_path, toml_path = self.hooks_path(), self.toml_path()
+        toml_path = self.toml_path()
         # The keys of the hooks this removes, read before hooks.json changes: their trust
         # records go with them (a record left behind would trust whatever comes to stand
         # at that position with the same command).
@@ -92,11 +87,7 @@ class Codex(route.PluginRouted):
         def remove_mcp(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
             return tomlconfig.remove(raw, toml_path, target, self._created_by_lichhook(toml_path, target), records)
 
-        return [
-            files.Edit(hooks_path, harness.removal(hooks_path, lambda doc, keep: entries.remove_hooks(
-                doc, ("hooks",), None, target, keep))),
-            files.Edit(toml_path, remove_mcp),
-        ]
+        return self.json_edits(target, install=False) + [files.Edit(toml_path, remove_mcp)]
 
     @staticmethod
     def _created_by_lichhook(path: str, target: Target) -> bool:
@@ -121,7 +112,7 @@ class Codex(route.PluginRouted):
         return list(self._notes)
 
     def registrations(self, target: Target) -> List[harness.Registered]:
-        found = harness.found_in_json(self.hooks_path(), target, wanted=self.wanted(target))
+        found = super().registrations(target)
         raw = files.read(self.toml_path())
         if raw is not None:
             seen = tomlconfig.registration(raw, self.toml_path(), target)

@@ -43,6 +43,8 @@ class Crush(harness.EntryHarness):
     name = "crush"
     title = "Crush"
     programs = ("crush",)
+    flat = True  # an event's list holds the entries themselves, each with its matcher
+    server_table = ("mcp",)
 
     def config_dir(self) -> str:
         return self.env.get("CRUSH_GLOBAL_CONFIG") or os.path.join(self.env.config_home(), "crush")
@@ -50,8 +52,14 @@ class Crush(harness.EntryHarness):
     def config_dirs(self) -> List[str]:
         return [self.config_dir()]
 
-    def json_path(self) -> str:
+    def hooks_path(self) -> str:
         return os.path.join(self.config_dir(), "crush.json")
+
+    def server_path(self) -> str:
+        return self.hooks_path()
+
+    def group(self, event: str) -> Optional[dict]:
+        return None
 
     def rc_path(self) -> str:
         return os.path.join(self.config_dir(), "crushrc")
@@ -104,25 +112,9 @@ class Crush(harness.EntryHarness):
                 return raw if new == text else new.encode("utf-8")
 
             # a crush.json entry from an earlier install would run the hook twice
-            return [files.Edit(rc, add_block), self._lich_block(self.lich()[0])] + self._remove_json(target)
-        path = self.json_path()
-        wanted = self.wanted(target)
-
-        def add(doc, notes):
-            for event, handlers in wanted.items():
-                entries.install_hooks(doc, path, ("hooks",), event, handlers, None, target, notes)
-            entries.install_server(doc, path, ("mcp",), "lichhook", harness.server_entry(target), target, notes)
-
-        return [files.Edit(path, harness.json_edit(path, add))]
-
-    def _remove_json(self, target: Target) -> List[files.Edit]:
-        path = self.json_path()
-
-        def change(doc, keep) -> None:
-            entries.remove_hooks(doc, ("hooks",), None, target, keep, flat=True)
-            entries.remove_server(doc, ("mcp",), "lichhook", target, keep)
-
-        return [files.Edit(path, harness.removal(path, change))]
+            return ([files.Edit(rc, add_block), self._lich_block(self.lich()[0])]
+                    + self.json_edits(target, install=False))
+        return self.json_edits(target)
 
     def uninstall(self, target: Target) -> List[files.Edit]:
         rc = self.rc_path()
@@ -134,7 +126,7 @@ class Crush(harness.EntryHarness):
             new = textblock.remove(text, BEGIN, END, is_own_line)
             return raw if new == text else new.encode("utf-8")
 
-        return [files.Edit(rc, remove_block), self._lich_block(None)] + self._remove_json(target)
+        return [files.Edit(rc, remove_block), self._lich_block(None)] + self.json_edits(target, install=False)
 
     # -- lich's own MCP server, in a block opened by lich's marker (``lichtools``) ------------
 
@@ -180,8 +172,7 @@ class Crush(harness.EntryHarness):
 
     def registrations(self, target: Target) -> List[harness.Registered]:
         wanted = self.wanted(target)
-        found = harness.found_in_json(self.json_path(), target, wanted=wanted,
-                                      flat=True, server=(("mcp",), "lichhook", harness.server_entry(target)))
+        found = super().registrations(target)
         raw = files.read(self.rc_path())
         if raw is not None:
             text = raw.decode("utf-8", "replace")

@@ -94,12 +94,8 @@ def check_can_install(h: Harness, replacing: bool) -> None:
     """Raise ConfigError, before anything changes, when the harness could not take the
     plugin: the marketplace name held by another source, a cache folder not writable."""
     mine = marketplace_dir(h.name)
-    if h.name == "claude":
-        source = lichplugin.claude_marketplace_source(h)
-        cache = os.path.join(h.config_dir(), "plugins")  # type: ignore[attr-defined]
-    else:
-        source = _codex_marketplace_source(h)
-        cache = os.path.join(h.home_dir(), "plugins")  # type: ignore[attr-defined]
+    source = _marketplace_source(h)
+    cache = os.path.join(h.config_dirs()[0], "plugins")  # Claude Code's config folder, CODEX_HOME
     if source is not None and not _same(source, mine) and not replacing:
         raise ConfigError(
             f"{h.title} already has a marketplace named {lichplugin.MARKETPLACE}, from {source}; lichhook's plugin "
@@ -189,13 +185,12 @@ def apply(h: Harness, target: Target) -> List[str]:
         lines.append(f"plugin: removed the marketplace {market} (from {other}); to put it back: "
                      + (seen[0].restore if seen else f"{h.name} plugin marketplace add {other}"))
     have = installed(h)  # a marketplace's removal takes its plugin with it
+    known = _marketplace_source(h)
     if h.name == "claude":
-        known = lichplugin.claude_marketplace_source(h)
         steps = [("plugin", "marketplace", "update", market) if known else ("plugin", "marketplace", "add", folder),
                  # the copy it runs gone (its cache folder deleted): installed afresh
                  ("plugin", "update", key) if have is not None and installed_root(h) else ("plugin", "install", key)]
     else:
-        known = _codex_marketplace_source(h)
         steps = ([] if known else [("plugin", "marketplace", "add", folder)]) + [("plugin", "add", key)]
     for args in steps:
         result = run(*args)
@@ -421,10 +416,10 @@ class PluginRouted(harness.EntryHarness):
     out with ``config_uninstall``; this class picks the route."""
 
     def config_install(self, target: Target) -> List[files.Edit]:
-        raise NotImplementedError
+        return self.json_edits(target)
 
     def config_uninstall(self, target: Target) -> List[files.Edit]:
-        raise NotImplementedError
+        return self.json_edits(target, install=False)
 
     def install(self, target: Target) -> List[files.Edit]:
         """Through the harness's plugin manager where its CLI can, taking out what an
