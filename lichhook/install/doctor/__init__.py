@@ -195,7 +195,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         found = h.registrations(target)
     except ConfigError as exc:
         out.write("  registered: cannot tell (a config cannot be read)\n")
-        problems.append(Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True))
+        problems.append(_unreadable(h, exc))
         return seen
     ours = [f for f in found if f.ours]
 
@@ -274,7 +274,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             checks = h.checks(target)
         except ConfigError as exc:
             checks = []
-            problems.append(Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True))
+            problems.append(_unreadable(h, exc))
         mods = h.mods()
         if mods is not None:
             seen["mods"] = mods[0]
@@ -316,7 +316,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
                 break
     except ConfigError as exc:
         if not beside:  # else it is lich-plugin's file, named above with its fix
-            problems.append(Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True))
+            problems.append(_unreadable(h, exc))
         return seen
     for note in dict.fromkeys(n for p in planned for n in p.notes):
         out.write(f"  note: {note}\n")
@@ -331,6 +331,11 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     return seen
 
 
+def _unreadable(h, exc: ConfigError) -> Problem:
+    """The problem of a config of ``h`` that cannot be read, whichever check met it."""
+    return Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True)
+
+
 def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list] = None,
                  shows: Optional[list] = None) -> bool:
     """Print where lich would read its companion plugin as installed in ``h``; lich-plugin
@@ -339,7 +344,7 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
         seen = lichplugin.find(h)
     except ConfigError as exc:
         out.write("  lich-plugin: cannot tell\n")
-        problems.append(Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True))
+        problems.append(_unreadable(h, exc))
         return False
     for s in seen:
         out.write(f"  lich reads: {s.describe()}\n")
