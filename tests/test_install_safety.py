@@ -478,6 +478,47 @@ def test_a_harness_truncating_then_writing_its_config_never_makes_install_drop_i
     assert proc.returncode == 0
 
 
+SLOW_IN_PLACE_WRITER = textwrap.dedent("""
+    import os, sys, time
+    path, truncated = sys.argv[1], sys.argv[2]
+    data = open(path, "rb").read()
+    with open(path, "r+b") as f:  # in place, stalled between its truncation and its write
+        f.truncate(0)
+        f.flush()
+        open(truncated, "w").close()
+        time.sleep(0.6)
+        f.write(data)
+""")
+
+
+def test_a_config_left_empty_for_a_moment_is_not_taken_as_blank(tmp_path):
+    """In process: a harness stalled for 0.6 s between truncating its config and writing it
+    again (a busy machine). The write waits for it rather than taking the file as blank, so
+    it neither keeps a blank backup nor writes what it built from nothing."""
+    from lichhook.install import harness
+    from lichhook.install.disk import files
+
+    state = tmp_path / ".claude.json"
+    original = json.dumps({"numStartups": 1, "userID": "u", "projects": {"/p": {}}}).encode()
+    state.write_bytes(original)
+    writer, truncated = tmp_path / "writer.py", tmp_path / "truncated"
+    writer.write_text(SLOW_IN_PLACE_WRITER)
+
+    def add(doc, notes):
+        doc.ensure_root()  # as install does: a blank file is given an object
+        doc.add_member((), "lichhook", True)
+
+    proc = subprocess.Popen([sys.executable, str(writer), str(state), str(truncated)])
+    try:
+        while not truncated.exists():
+            time.sleep(0.005)
+        files.apply(files.Edit(str(state), harness.json_edit(str(state), add)))
+    finally:
+        assert proc.wait(timeout=60) == 0
+    assert (tmp_path / ".claude.json.lichhook-backup").read_bytes() == original
+    assert {"numStartups", "userID", "projects", "lichhook"} <= set(json.loads(state.read_bytes()))
+
+
 def test_an_emptied_config_whose_backup_holds_settings_is_not_written(run, home):
     state = home / ".claude.json"
     state.write_text('{"numStartups": 3, "userID": "u"}')

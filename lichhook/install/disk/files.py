@@ -484,17 +484,23 @@ def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
         _unlink(tmp)
 
 
-SETTLE_READS, SETTLE_PAUSE = 6, 0.05
+# A blank config is taken as blank only once it has stood untouched this long; until then
+# it is read again every SETTLE_PAUSE seconds.
+BLANK_QUIET, SETTLE_PAUSE = 1.0, 0.05
 
 
 def _settled(edit: Edit, planned: Planned) -> Planned:
     """A blank config (0 bytes, or only white space) may be a harness's file caught between
-    its truncation and its write: read it again a few times over 0.3 s before taking it
-    as blank."""
-    for _ in range(SETTLE_READS):
-        if planned.before is None or planned.before.strip():
-            return planned
+    its truncation and its write, which a busy machine can stretch past half a second. It is
+    taken as blank once its last change is BLANK_QUIET seconds old (at once for a file blank
+    for long), waiting BLANK_QUIET at most."""
+    waited = 0.0
+    while planned.before is not None and not planned.before.strip() and waited < BLANK_QUIET:
+        st = planned.snap.st
+        if st is not None and not 0 <= time.time() - st.st_mtime < BLANK_QUIET:
+            break
         time.sleep(SETTLE_PAUSE)
+        waited += SETTLE_PAUSE
         planned = edit.plan()
     return planned
 
