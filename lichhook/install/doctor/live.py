@@ -26,16 +26,14 @@ import time
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from lichhook._version import TESTED_PYTHONS
-from lichhook.adapter import Event, Report, reports_of, verdict_of
 from lichhook.adapters import BY_PROVIDER, load
-from lichhook.contracts import outgoing
-from lichhook.hook import Debug
+from lichhook.contracts import Outgoing
+from lichhook.hook import Debug, Hook
 from lichhook.demo import life_of
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
 from lichhook.install.harness import Registered
 from lichhook.install.quoting import split_words
-from lichhook.lichenv import lich_target
 from lichhook.standin import StandIn
 
 # Per command: a hook answers within about 1 s once started; the rest is an interpreter
@@ -224,8 +222,9 @@ class LiveCheck:
     def _judge(self, found: Registered, argv: List[str], adapter: object, provider: str, event: Optional[str],
                payload: dict, folder: str) -> Outcome:
         env = self._env(folder)
-        expected = expected_reports(adapter, provider, event, payload, env)
-        want_stdout = verdict_of(adapter, event)
+        hook = Hook(provider, event, env, deadline=0.0)  # the hook as the run runs it; ``plan`` sends nothing
+        expected = expected_reports(hook, adapter, self.standin.session_id, payload)
+        want_stdout = hook.verdict(adapter)
         before = len(self.standin.reports)
         recorded = self._records(env)
         ran = self._run(argv, payload, folder, env)
@@ -359,25 +358,12 @@ def sample_payload(adapter: object, event: Optional[str], folder: str) -> dict:
     return payload
 
 
-def expected_reports(adapter: object, provider: str, event: Optional[str], payload: dict,
-                     environ: Mapping[str, str]) -> int:
-    """How many reports the hook must send for ``payload``, as the report path decides it
-    here, in this process, with the run's environment: the adapter's reports less those
-    the report path rightly keeps back (a title that has not changed, say)."""
-    target = lich_target(environ)
-    if isinstance(target, str):
-        return 0
-    happened = Event(provider, event or "", payload, environ)
+def expected_reports(hook: Hook, adapter: object, session_id: str, payload: dict) -> int:
+    """How many reports ``hook`` must send for ``payload`` to the card ``session_id``, as
+    the report path plans them here, in this process, with the run's environment: the
+    adapter's reports less those it rightly keeps back (a title that has not changed, say)."""
     try:
-        reports = reports_of(adapter, happened, event is None) or []
+        planned = hook.plan(adapter, session_id, payload) or []
     except Exception:
         return 0
-    count = 0
-    for item in reports:
-        if not isinstance(item, Report):
-            continue
-        try:
-            count += outgoing(item, target.session_id, happened).body is not None
-        except (TypeError, ValueError, AttributeError):
-            pass
-    return count
+    return sum(isinstance(out, Outgoing) and out.body is not None for out in planned)
