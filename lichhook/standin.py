@@ -25,7 +25,7 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 from lichhook import contracts
 from lichhook.contracts import release as releases
-from lichhook.standin_mods import ENDPOINTS, POLL_WAIT, Endpoint, Mods, parse_line
+from lichhook.standin_mods import ENDPOINTS, FORMS, POLL_WAIT, Endpoint, Mods, parse_line
 from lichhook.textout import tolerant_stdio
 
 READ_TIMEOUT = 5.0  # seconds a client may take between bytes of one request
@@ -384,8 +384,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--before-compacting", action="store_true",
                         help="answer the session-state 'compacting' with 400, as a lich older than that state")
     parser.epilog = ("Commands for a Claude Code mod: while it runs, type one per line, for the --session card: "
-                     "prompt <text> | abort | model [<name>] | effort [<level>] | command <name> [<args>] | "
-                     "ask <question>; and 'status <json>' sets what /mod/status answers "
+                     f"{FORMS}; and 'status <json>' sets what /mod/status answers "
                      '(e.g. status {"owed":[{"ticket":"t1","from":"docs","asked":"the plan?"}]}).')
     args = parser.parse_args(argv)
     tolerant_stdio()
@@ -406,8 +405,7 @@ def main(argv: List[str]) -> int:
     print(f"lich stand-in listening on http://127.0.0.1:{standin.port}{paths}")
     print("Export these in the shell that runs a hook:")
     print(exports(standin), flush=True)
-    print("A mod's commands: type 'prompt <text>', 'abort', 'model [<name>]', 'effort [<level>]', "
-          "'command <name> [<args>]' or 'ask <question>' here (listen --help).", flush=True)
+    print(f"A mod's commands: type one per line here: {FORMS} (listen --help).", flush=True)
     try:
         for line in sys.stdin:
             if line.strip():

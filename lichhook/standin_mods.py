@@ -29,6 +29,8 @@ KINDS = ("prompt", "abort", "model", "effort", "command", "ask")
 OWN_FIELDS = {"prompt": ("text", "notification"), "abort": (), "model": ("model",), "effort": ("effort",),
               "command": ("name", "args"), "ask": ("question",)}
 UNANSWERED = ("blank", "refusal", "error")
+# The commands a person types at ``listen`` (parse_line), as its help and its errors name them.
+FORMS = "prompt <text> | abort | model [<name>] | effort [<level>] | command <name> [<args>] | ask <question>"
 DETACHED = ("the session cannot take commands: no mod is polling from it (a Claude Code mod attaches "
             "by polling /mod/commands; it must have polled within the last 30 seconds)")
 
@@ -227,8 +229,7 @@ def parse_line(line: str) -> Dict[str, Any]:
     if kind == "command":
         name, _, args = rest.partition(" ")
         return {"kind": kind, "name": name, "args": args.strip()}
-    raise ValueError("type one of: prompt <text> | abort | model [<name>] | effort [<level>] | "
-                     "command <name> [<args>] | ask <question>")
+    raise ValueError(f"type one of: {FORMS}")
 
 
 class Mods:
