@@ -143,43 +143,61 @@ class Hook:
         away from it): the one place a hook's answer is written."""
         write_stdout(self.verdict(adapter), fd)
 
-    def deliver(self, adapter: object, target: "LichTarget", payload: "Mapping[str, Any]",
-                title: "Optional[str]" = None, known: bool = False) -> "Optional[str]":
-        """Send, in order, each report ``adapter`` makes of this event with ``payload``
-        (``title``: the card's title, when ``known``), each in what is left of the
-        deadline, as its contract builds it (``lichhook.contracts.outgoing``); a title it
-        sets is recorded as the card's once lich took it, and returned."""
+    def plan(self, adapter: object, session_id: str, payload: "Mapping[str, Any]", title: "Optional[str]" = None,
+             known: bool = False) -> "Optional[List[Outgoing | Exception]]":
+        """What the report path makes of this event with ``payload`` for the card
+        ``session_id`` (``title``: the card's title, when ``known``), decided without
+        sending: per report ``adapter`` makes, in order, what its contract builds
+        (``lichhook.contracts.outgoing``; ``body`` None: not sent, ``what`` says why), or
+        why the report is unusable. None: not an event the adapter takes. Raises what the
+        adapter raises. ``deliver`` sends it; doctor's live run counts on it."""
         from lichhook.adapter import Event, Report, reports_of
-        from lichhook.contracts import BODY_LIMIT, outgoing
+        from lichhook.contracts import BODY_LIMIT, Outgoing, outgoing
 
         event = Event(self.provider, self.event or "", payload, self.environ, title, known)
-        try:
-            reports = reports_of(adapter, event, self.event is None)
-        except Exception as exc:
-            self.failed(exc, f"adapter raised {type(exc).__name__}: {exc}; nothing sent")
+        reports = reports_of(adapter, event, self.event is None)
+        if reports is None:
             return None
-        if not reports:
-            why = "nothing to report for this payload" if reports == [] else "not an event this adapter takes"
-            self.say(f"{why}; nothing sent")
-            return None
-        deadline = max(self.deadline, time.monotonic() + POST_FLOOR_SECONDS)
-        card_title = None
+        planned: "List[Outgoing | Exception]" = []
         for item in reports:
             try:
                 if not isinstance(item, Report):
                     raise TypeError(f"{item!r} is not a lichhook.adapter.Report")
-                out = outgoing(item, target.session_id, event)
+                out = outgoing(item, session_id, event)
             except (TypeError, ValueError, AttributeError) as exc:
-                self.failed(exc, f"a report the adapter made is unusable ({exc}); not sent")
+                planned.append(exc)
+                continue
+            if out.body is not None and len(out.body) > BODY_LIMIT:
+                # lich would cut it: not sent, and its title not kept as the card's
+                out = Outgoing(f"{out.what}: body of {len(out.body)} bytes exceeds lich's {BODY_LIMIT}", out.path, None)
+            planned.append(out)
+        return planned
+
+    def deliver(self, adapter: object, target: "LichTarget", payload: "Mapping[str, Any]",
+                title: "Optional[str]" = None, known: bool = False) -> "Optional[str]":
+        """Send, in order, what ``plan`` makes of this event with ``payload``, each in what
+        is left of the deadline; a title it sets is recorded as the card's once lich took
+        it, and returned."""
+        try:
+            planned = self.plan(adapter, target.session_id, payload, title, known)
+        except Exception as exc:
+            self.failed(exc, f"adapter raised {type(exc).__name__}: {exc}; nothing sent")
+            return None
+        if not planned:
+            why = "nothing to report for this payload" if planned == [] else "not an event this adapter takes"
+            self.say(f"{why}; nothing sent")
+            return None
+        deadline = max(self.deadline, time.monotonic() + POST_FLOOR_SECONDS)
+        card_title = None
+        for out in planned:
+            if isinstance(out, Exception):
+                self.failed(out, f"a report the adapter made is unusable ({out}); not sent")
                 continue
             if out.body is None:
                 self.say(f"{out.what}; not sent")
                 if out.title:
                     self.keep_title(out.title, sent=False)
                     card_title = out.title
-                continue
-            if len(out.body) > BODY_LIMIT:
-                self.say(f"{out.what}: body of {len(out.body)} bytes exceeds lich's {BODY_LIMIT}; not sent")
                 continue
             timeout = deadline - time.monotonic()
             if timeout <= 0:

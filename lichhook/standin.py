@@ -25,11 +25,9 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 from lichhook import contracts
 from lichhook.contracts import release as releases
-from lichhook.standin_mods import ENDPOINTS, POLL_WAIT, Endpoint, Mods, parse_line
-from lichhook.standin_mods import parse_ack, parse_answer, parse_usage
+from lichhook.standin_mods import ENDPOINTS, FORMS, POLL_WAIT, Endpoint, Mods, parse_line
 from lichhook.textout import tolerant_stdio
 
-ENDPOINT = "/session-start"  # kept for callers that print the first endpoint
 READ_TIMEOUT = 5.0  # seconds a client may take between bytes of one request
 DRAIN_LIMIT = 256 * 1024  # bytes past the cut read and dropped, as Go's server does before answering
 
@@ -45,9 +43,6 @@ class Report(NamedTuple):
     contract: str = ""  # "session-start", "session-state", ... ("" for a request no contract serves)
     warning: str = ""  # what lich would log about the release, when it would
     answer: bytes = b""  # the JSON body of a 200 (a mod's poll or status read)
-
-
-_PARSE = {"mod-acks": parse_ack, "mod-usage": parse_usage, "mod-answer": parse_answer}
 
 
 class Judge:
@@ -80,10 +75,10 @@ class Judge:
         token = query_value(query, "token")
         if token is None or not hmac.compare_digest(token, self.token.encode("utf-8")):
             return Report(401, "invalid token", None, release, body, name)
-        if name not in contracts.NAMES:
-            return self._mod(endpoint, query, release, body, gone)
+        if endpoint.parse is None:
+            return self._read(endpoint, query, release, body, gone)
         try:
-            accepted = contracts.module(name).parse(body)
+            accepted = endpoint.parse(body)
         except contracts.Rejected as exc:
             return Report(400, str(exc), None, release, body, name)
         if accepted.get("state") == "compacting" and not self.compacting:
@@ -91,15 +86,10 @@ class Judge:
         warning = self._note(accepted["session_id"], release or "")
         return Report(204, "accepted", accepted, release, body, name, warning)
 
-    def _mod(self, endpoint: Endpoint, query: str, release: str | None, body: bytes,
-             gone: Callable[[], bool]) -> Report:
+    def _read(self, endpoint: Endpoint, query: str, release: str | None, body: bytes,
+              gone: Callable[[], bool]) -> Report:
+        """A mod's GET: a poll of /mod/commands, or a read of /mod/status."""
         name = endpoint.name
-        if endpoint.method == "POST":
-            try:
-                accepted = _PARSE[name](body)
-            except contracts.Rejected as exc:
-                return Report(400, str(exc), None, release, body, name)
-            return Report(204, "accepted", accepted, release, body, name, self._note(accepted["session_id"], release or ""))
         session = (query_value(query, "session_id") or b"").decode("utf-8", "replace")
         if not session:
             return Report(400, "session_id is required", None, release, body, name)
@@ -279,9 +269,9 @@ def route(target: str) -> Tuple[str, str]:
 
 
 def endpoint_of(path: str) -> Endpoint | None:
-    """What lich serves at ``path``: a hook contract (POST, 4 KiB) or a mod endpoint."""
+    """What lich serves at ``path``: a hook contract (POST, 4 KiB, its own parse) or a mod endpoint."""
     contract = contracts.by_path(path)
-    return Endpoint(contract.NAME, "POST", contracts.BODY_LIMIT) if contract else ENDPOINTS.get(path)
+    return Endpoint(contract.NAME, "POST", contracts.BODY_LIMIT, contract.parse) if contract else ENDPOINTS.get(path)
 
 
 def hung_up(conn: socket.socket) -> bool:
@@ -394,8 +384,7 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--before-compacting", action="store_true",
                         help="answer the session-state 'compacting' with 400, as a lich older than that state")
     parser.epilog = ("Commands for a Claude Code mod: while it runs, type one per line, for the --session card: "
-                     "prompt <text> | abort | model [<name>] | effort [<level>] | command <name> [<args>] | "
-                     "ask <question>; and 'status <json>' sets what /mod/status answers "
+                     f"{FORMS}; and 'status <json>' sets what /mod/status answers "
                      '(e.g. status {"owed":[{"ticket":"t1","from":"docs","asked":"the plan?"}]}).')
     args = parser.parse_args(argv)
     tolerant_stdio()
@@ -416,8 +405,7 @@ def main(argv: List[str]) -> int:
     print(f"lich stand-in listening on http://127.0.0.1:{standin.port}{paths}")
     print("Export these in the shell that runs a hook:")
     print(exports(standin), flush=True)
-    print("A mod's commands: type 'prompt <text>', 'abort', 'model [<name>]', 'effort [<level>]', "
-          "'command <name> [<args>]' or 'ask <question>' here (listen --help).", flush=True)
+    print(f"A mod's commands: type one per line here: {FORMS} (listen --help).", flush=True)
     try:
         for line in sys.stdin:
             if line.strip():

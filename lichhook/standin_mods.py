@@ -17,36 +17,22 @@ import time
 from datetime import datetime
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
-from lichhook.contracts import Rejected
+from lichhook.contracts import BODY_LIMIT, Rejected
 from lichhook.contracts.gojson import go_utf8
 
 POLL_WAIT = 25.0  # modPollWait: how long an empty poll is held
 GRACE = 5.0  # modRepollGrace: the time a live mod takes to poll again
 ACK_LIMIT = 64 * 1024  # modAckBodyLimit: acks and answers (an ask's answer needs the room)
-USAGE_LIMIT = 4096  # hookBodyLimit, as every other hook endpoint
 QUESTION_LIMIT = 8 * 1024  # modQuestionLimit
 TEXT_LIMIT = 120  # hookTextLimit: an ack's error, in runes
 KINDS = ("prompt", "abort", "model", "effort", "command", "ask")
 OWN_FIELDS = {"prompt": ("text", "notification"), "abort": (), "model": ("model",), "effort": ("effort",),
               "command": ("name", "args"), "ask": ("question",)}
 UNANSWERED = ("blank", "refusal", "error")
+# The commands a person types at ``listen`` (parse_line), as its help and its errors name them.
+FORMS = "prompt <text> | abort | model [<name>] | effort [<level>] | command <name> [<args>] | ask <question>"
 DETACHED = ("the session cannot take commands: no mod is polling from it (a Claude Code mod attaches "
             "by polling /mod/commands; it must have polled within the last 30 seconds)")
-
-
-class Endpoint(NamedTuple):
-    name: str  # what a Report carries as its contract
-    method: str
-    limit: int  # bytes of the body lich reads
-
-
-ENDPOINTS = {
-    "/mod/commands": Endpoint("mod-commands", "GET", 0),
-    "/mod/status": Endpoint("mod-status", "GET", 0),
-    "/mod/acks": Endpoint("mod-acks", "POST", ACK_LIMIT),
-    "/mod/usage": Endpoint("mod-usage", "POST", USAGE_LIMIT),
-    "/mod/answer": Endpoint("mod-answer", "POST", ACK_LIMIT),
-}
 
 
 def _object(raw: bytes, what: str) -> Dict[str, Any]:
@@ -179,6 +165,22 @@ def parse_answer(raw: bytes) -> Dict[str, Any]:
     return {"session_id": session, "text": text, "unanswered": ""}
 
 
+class Endpoint(NamedTuple):
+    name: str  # what a Report carries as its contract
+    method: str
+    limit: int  # bytes of the body lich reads
+    parse: Optional[Callable[[bytes], Dict[str, Any]]] = None  # lich's rules for a POST's body
+
+
+ENDPOINTS = {
+    "/mod/commands": Endpoint("mod-commands", "GET", 0),
+    "/mod/status": Endpoint("mod-status", "GET", 0),
+    "/mod/acks": Endpoint("mod-acks", "POST", ACK_LIMIT, parse_ack),
+    "/mod/usage": Endpoint("mod-usage", "POST", BODY_LIMIT, parse_usage),  # hookBodyLimit, as a hook's
+    "/mod/answer": Endpoint("mod-answer", "POST", ACK_LIMIT, parse_answer),
+}
+
+
 def queueable(command: Dict[str, Any]) -> Dict[str, Any]:
     """``command`` as lich queues it (a slash command's name without its slash), or
     ValueError with lich's reason for refusing it (Service.queueModCommand's order)."""
@@ -227,8 +229,7 @@ def parse_line(line: str) -> Dict[str, Any]:
     if kind == "command":
         name, _, args = rest.partition(" ")
         return {"kind": kind, "name": name, "args": args.strip()}
-    raise ValueError("type one of: prompt <text> | abort | model [<name>] | effort [<level>] | "
-                     "command <name> [<args>] | ask <question>")
+    raise ValueError(f"type one of: {FORMS}")
 
 
 class Mods:

@@ -190,6 +190,38 @@ def test_doctor_calls_a_hook_that_sends_nothing_a_problem_and_shows_the_recorded
     assert len(records(home)) == 1  # doctor's own runs recorded theirs elsewhere
 
 
+# An adapter that replaces the built-in Claude Code one and reports an id too long for
+# the 4 KiB lich reads: the report path rightly sends nothing.
+OVERSIZED_CLAUDE = """
+    from lichhook import Adapter, Report, hookimpl
+
+    class Oversized(Adapter):
+        provider = "claude"
+
+        def session_id(self, payload, environ):
+            return "a" * 5000
+
+        def reports(self, event):
+            return [Report.start("a" * 5000)]
+
+    @hookimpl
+    def lichhook_adapters():
+        return [Oversized()]
+"""
+
+
+def test_doctor_expects_no_report_the_report_path_keeps_back_for_its_size(run, home):
+    assert run("install", "claude").returncode == 0
+    plugins = home / ".config" / "lichhook" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "oversized.py").write_text(textwrap.dedent(OVERSIZED_CLAUDE), encoding="utf-8")
+    done = run("doctor", "--verbose", timeout=120)
+    out = done.stdout.decode()
+    lines = live_lines(out)
+    assert not [line for line in lines if "FAILED" in line], out
+    assert sum("sends nothing for this sample, as the adapter decides" in line for line in lines) == 10, out
+
+
 def test_doctor_no_run_only_reads_the_configs(run, home):
     assert run("install", "claude").returncode == 0
     done = run("doctor", "--verbose", "--no-run")

@@ -26,16 +26,14 @@ import time
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from lichhook._version import TESTED_PYTHONS
-from lichhook.adapter import Event, Report, reports_of, verdict_of
 from lichhook.adapters import BY_PROVIDER, load
-from lichhook.contracts import outgoing
-from lichhook.hook import Debug
+from lichhook.contracts import Outgoing
+from lichhook.hook import Debug, Hook
 from lichhook.demo import life_of
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
 from lichhook.install.harness import Registered
 from lichhook.install.quoting import split_words
-from lichhook.lichenv import lich_target
 from lichhook.standin import StandIn
 
 # Per command: a hook answers within about 1 s once started; the rest is an interpreter
@@ -68,6 +66,7 @@ class Ran(NamedTuple):
     code: Optional[int]  # None: it did not end in time, or did not start
     stdout: str
     stderr: str
+    failures: Sequence[dict] = ()  # what it recorded (lichhook.failures), oldest first
 
 
 def shown(text: str, limit: int = 80) -> str:
@@ -167,13 +166,9 @@ class LiveCheck:
         source = self.samples(provider)
         folder = self._folder(provider)
         payload = sample_payload(source, event, folder) if source is not None else {}
-        env = self._env(folder)
-        recorded = self._records(env)
-        ran = self._run(argv, payload, folder, env)
-        failures = self._records(env)[len(recorded):]
-        if ran.code != 0 or failures:
-            return self._failed(found, ran, "the waits hook", None if ran.code != 0 else "it recorded a failure",
-                                failures)
+        ran = self._run(argv, payload, folder, self._env(folder))
+        if ran.code != 0 or ran.failures:
+            return self._failed(found, ran, "the waits hook", None if ran.code != 0 else "it recorded a failure")
         text = ran.stdout.strip()
         if text:
             try:
@@ -224,14 +219,13 @@ class LiveCheck:
     def _judge(self, found: Registered, argv: List[str], adapter: object, provider: str, event: Optional[str],
                payload: dict, folder: str) -> Outcome:
         env = self._env(folder)
-        expected = expected_reports(adapter, provider, event, payload, env)
-        want_stdout = verdict_of(adapter, event)
+        hook = Hook(provider, event, env, deadline=0.0)  # the hook as the run runs it; ``plan`` sends nothing
+        expected = expected_reports(hook, adapter, self.standin.session_id, payload)
+        want_stdout = hook.verdict(adapter)
         before = len(self.standin.reports)
-        recorded = self._records(env)
         ran = self._run(argv, payload, folder, env)
         if ran.code is None:
             return self._failed(found, ran, "the hook")
-        failures = self._records(env)[len(recorded):]
         if expected:
             self.standin.wait_for(before + expected, SETTLE)
         arrived = self.standin.reports[before:]
@@ -240,7 +234,7 @@ class LiveCheck:
         problems = []
         if ran.code != 0:
             problems.append(f"exit {ran.code}")
-        if failures:
+        if ran.failures:
             problems.append("it recorded a failure")
         if expected and not arrived:
             problems.append(f"sent nothing for {what}, where the report path makes {plural(expected, 'report')} "
@@ -251,19 +245,18 @@ class LiveCheck:
         if ran.stdout != want_stdout:
             problems.append(f"stdout {shown(ran.stdout)} where the harness takes {shown(want_stdout)}")
         if problems:
-            return self._failed(found, ran, "the hook", "; ".join(problems), failures)
+            return self._failed(found, ran, "the hook", "; ".join(problems))
         sent = (f"{plural(len(accepted), 'report')} arrived, accepted ("
                 + ", ".join(sorted({r.contract or '?' for r in accepted})) + ")"
                 if accepted else "sends nothing for this sample, as the adapter decides")
         return Outcome(f"run:     exit 0; {sent}; stdout as the contract asks ({shown(ran.stdout)})")
 
-    def _failed(self, found: Registered, ran: Ran, kind: str, what: Optional[str] = None,
-                records: Sequence[dict] = ()) -> Outcome:
+    def _failed(self, found: Registered, ran: Ran, kind: str, what: Optional[str] = None) -> Outcome:
         """A run that would leave its harness with nothing: the problem, and the fix's tail
         (doctor puts the install command before it)."""
         if what is None:
             what = "did not end in time" if ran.code is None else f"exit {ran.code}"
-        why = self._why(ran, records)
+        why = self._why(ran)
         if why and why in what:
             why = ""
         line = f"run:     FAILED: {what}" + (f"; why: {why}" if why else "")
@@ -273,26 +266,26 @@ class LiveCheck:
                "to see why it fails, run its command with LICHHOOK_DEBUG=1 and a payload on stdin")
         return Outcome(line, problem, fix, reinstall=True)
 
-    def _records(self, env: Mapping[str, str]) -> List[dict]:
-        return recent(env, 1000)
-
-    def _why(self, ran: Ran, records: Sequence[dict] = ()) -> str:
+    def _why(self, ran: Ran) -> str:
         """The newest failure the run recorded, else the last line it wrote on stderr."""
-        if records:
-            return describe(records[-1])
+        if ran.failures:
+            return describe(ran.failures[-1])
         lines = ran.stderr.strip().splitlines()
         return lines[-1][:200] if lines else ""
 
     def _run(self, argv: List[str], payload: dict, folder: str, env: Dict[str, str]) -> Ran:
+        """Run ``argv`` with ``payload`` on stdin: what it did, and the failures it recorded."""
         data = json.dumps(payload).encode("utf-8")
+        recorded = len(recent(env, 1000))
         try:
             done = subprocess.run(argv, input=data, env=env, cwd=folder, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, timeout=self._timeout())
+            ran = Ran(done.returncode, _text(done.stdout), _text(done.stderr))
         except subprocess.TimeoutExpired as exc:
-            return Ran(None, _text(exc.stdout), _text(exc.stderr))
+            ran = Ran(None, _text(exc.stdout), _text(exc.stderr))
         except OSError as exc:
-            return Ran(None, "", f"could not start: {exc}")
-        return Ran(done.returncode, _text(done.stdout), _text(done.stderr))
+            ran = Ran(None, "", f"could not start: {exc}")
+        return ran._replace(failures=recent(env, 1000)[recorded:])
 
     def _timeout(self) -> float:
         return max(1.0, min(RUN_TIMEOUT, self.deadline - time.monotonic()))
@@ -359,25 +352,12 @@ def sample_payload(adapter: object, event: Optional[str], folder: str) -> dict:
     return payload
 
 
-def expected_reports(adapter: object, provider: str, event: Optional[str], payload: dict,
-                     environ: Mapping[str, str]) -> int:
-    """How many reports the hook must send for ``payload``, as the report path decides it
-    here, in this process, with the run's environment: the adapter's reports less those
-    the report path rightly keeps back (a title that has not changed, say)."""
-    target = lich_target(environ)
-    if isinstance(target, str):
-        return 0
-    happened = Event(provider, event or "", payload, environ)
+def expected_reports(hook: Hook, adapter: object, session_id: str, payload: dict) -> int:
+    """How many reports ``hook`` must send for ``payload`` to the card ``session_id``, as
+    the report path plans them here, in this process, with the run's environment: the
+    adapter's reports less those it rightly keeps back (a title that has not changed, say)."""
     try:
-        reports = reports_of(adapter, happened, event is None) or []
+        planned = hook.plan(adapter, session_id, payload) or []
     except Exception:
         return 0
-    count = 0
-    for item in reports:
-        if not isinstance(item, Report):
-            continue
-        try:
-            count += outgoing(item, target.session_id, happened).body is not None
-        except (TypeError, ValueError, AttributeError):
-            pass
-    return count
+    return sum(isinstance(out, Outgoing) and out.body is not None for out in planned)
