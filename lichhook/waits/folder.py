@@ -46,11 +46,10 @@ import time  # loaded at start-up
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, kind_of, temporary_target
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.rules import Refused
+from lichhook.waits.rules import Refused, bound_sessions
 from lichhook.waits.view import (
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
-    SESSIONS, STOPS, STORE, FolderRefused, FolderView, error_kind, json_or_none, not_a_file_sentence,
-    open_root,
+    SESSIONS, STOPS, STORE, FolderRefused, FolderView, json_or_none, not_a_file_sentence, open_root,
 )
 
 TYPE_CHECKING = False
@@ -138,11 +137,6 @@ def _fold_sessions(state: dict) -> None:
                 value = record.get(key)
                 if isinstance(value, str):
                     record[key] = value.lower()
-
-
-def bound_sessions(state: dict) -> dict:
-    """session id -> the name it holds, for every bound name."""
-    return {entry["session"]: name for name, entry in state["names"].items() if entry["session"]}
 
 
 # ---- the mirrors' format --------------------------------------------------------------------
@@ -271,7 +265,7 @@ class WaitsFolder(FolderView):
         try:
             os.close(self.root.open_file(DIRTY, os.O_WRONLY | os.O_CREAT))
         except NotAFile as exc:
-            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, exc.kind)) from None
 
     def clear_dirty(self) -> None:
         self.root.unlink(DIRTY)
@@ -301,7 +295,7 @@ class WaitsFolder(FolderView):
         except FileNotFoundError:
             return empty_state()
         except NotAFile as exc:
-            raise StoreUnusable(f"the waits store {path} is {error_kind(exc)}, not a regular file; move it "
+            raise StoreUnusable(f"the waits store {path} is {exc.kind}, not a regular file; move it "
                                 "aside to start with no waits") from None
         except OSError as exc:
             raise StoreUnusable(f"cannot read the waits store {path}: {exc.strerror or exc}; check its "
@@ -456,7 +450,7 @@ class _Held:
         try:
             self.fd = root.open_file(LOCK, os.O_RDWR | os.O_CREAT)
         except NotAFile as exc:
-            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, exc.kind)) from None
         try:
             _, count_before = _read_record(self.fd)
             # POSIX waiters queue in queue/; Windows ones are not queued (lichhook.waits.lock).

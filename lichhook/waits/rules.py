@@ -24,7 +24,7 @@ DISPLACED_KEPT = 20
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Tuple
+    from typing import Tuple
 
 
 class Refused(Exception):
@@ -36,12 +36,9 @@ class Refused(Exception):
         self.extra = extra or {}
 
 
-def holder_of(state: dict, session: str) -> "Optional[str]":
-    """The name ``session`` holds, or None."""
-    for name, entry in state["names"].items():
-        if entry["session"] == session:
-            return name
-    return None
+def bound_sessions(state: dict) -> dict:
+    """session id -> the name it holds, for every bound name."""
+    return {entry["session"]: name for name, entry in state["names"].items() if entry["session"]}
 
 
 def _mismatch(name: str, entry: dict, session: str) -> "Refused":
@@ -107,7 +104,7 @@ def apply(
 
     release = None
     if take:
-        other = holder_of(state, session)
+        other = bound_sessions(state).get(session)
         if other is not None:
             open_count = len(names[other]["waits"])
             if open_count:

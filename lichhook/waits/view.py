@@ -206,11 +206,6 @@ def not_a_file_sentence(path: str, kind: str) -> str:
             "the waits folder (nor follows a link there); remove it")
 
 
-def error_kind(exc: "OSError") -> str:
-    """What stood where a file was opened (``lichhook.diskio.NotAFile``), for a refusal."""
-    return getattr(exc, "kind", "not a regular file")
-
-
 def open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
     try:
@@ -286,7 +281,7 @@ class FolderView:
         except FileNotFoundError:
             return False
         except NotAFile as exc:
-            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, exc.kind)) from None
         doc = json_or_none(raw)
         fmt = doc.get("format") if isinstance(doc, dict) and doc.get("lichhook") == "waits" else None
         if not isinstance(fmt, int) or isinstance(fmt, bool):
@@ -337,7 +332,7 @@ class FolderView:
             return None
         except NotAFile as exc:
             raise FolderRefused(
-                f"{exc.filename} is {error_kind(exc)}, not a folder: lichhook never follows a link inside "
+                f"{exc.filename} is {exc.kind}, not a folder: lichhook never follows a link inside "
                 "the waits folder; remove it") from None
         try:
             _check_private(sub, "the folder")
@@ -447,13 +442,11 @@ def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
         except FileNotFoundError:
             return None
         except NotAFile as exc:
-            raise MirrorError(f"{path} is {error_kind(exc)}, not a regular file") from None
-        except PermissionError as exc:
-            if attempt + 1 < tries:
+            raise MirrorError(f"{path} is {exc.kind}, not a regular file") from None
+        except OSError as exc:
+            if isinstance(exc, PermissionError) and attempt + 1 < tries:
                 time.sleep(0.02)
                 continue
-            raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except OSError as exc:
             raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None
         if len(raw) > MAX_MIRROR_BYTES:
             raise MirrorError(f"{path} is larger than {MAX_MIRROR_BYTES} bytes")
@@ -475,11 +468,14 @@ def _parse_mirror(raw: bytes, path: str) -> object:
 # ---- opening the folder ---------------------------------------------------------------------
 
 
-def for_hooks(path: str) -> "FolderView | None":
+def for_hooks(path: str, explicit: bool = False) -> "FolderView | None":
     """The folder as the hooks read it: checked, never created or migrated. None when it
-    does not exist or is still empty (no wait was ever recorded there)."""
+    does not exist or is still empty (no wait was ever recorded there); a missing folder
+    the operator named (``explicit``) is refused, since its absence is worth a notice."""
     root = open_root(path, create=False)
     if root is None:
+        if explicit:
+            raise FolderRefused(f"the waits folder {path} does not exist")
         return None
     folder = FolderView(path, root, "")
     try:
