@@ -240,10 +240,10 @@ class WaitsFolder(FolderView):
         if foreign:
             self._refuse_foreign(foreign)
         self._write_marker()
-        self.kind = "marked"
 
     def _write_marker(self) -> None:
         self.root.write_atomic(MARKER, json.dumps({"lichhook": "waits", "format": FOLDER_FORMAT}).encode() + b"\n")
+        self.kind = "marked"
 
     # -- subfolders --
 
@@ -521,12 +521,10 @@ def for_op(path: str) -> "WaitsFolder":
     in it is shown to be lichhook's."""
     root = open_root(path, create=True)
     assert root is not None
-    folder = WaitsFolder(path, root, "")
+    folder = WaitsFolder(path, root)
     try:
-        folder._recognise()
         if folder.kind == "new":
             folder._write_marker()
-            folder.kind = "marked"
         elif folder.kind == "previous":
             # Before the lock: a folder that turns out foreign gets nothing, not even the
             # lock's record. Two processes adopting it at once write the same marker.

@@ -14,7 +14,7 @@ OPS = ("add", "list", "watched", "said", "done", "adopt")
 # here; the hooks' instructions, which do without this module, spell them once more
 # (tests/test_waits.py holds them to this table).
 TAKES = {"add": ("what", "family"), "watched": ("id", "note"), "said": ("id", "note"), "done": ("id",)}
-ARGUMENTS = ("what", "family", "id", "note")  # every argument in TAKES, in the order the usage lists them
+ARGUMENTS = tuple(dict.fromkeys(a for taken in TAKES.values() for a in taken))  # every argument in TAKES, in order
 REQUIRED = ("what", "id")
 WHAT_MAX = 500
 NOTE_MAX = 500

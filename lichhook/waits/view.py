@@ -241,13 +241,18 @@ class FolderView:
     """A checked waits folder, held open, as the hooks use it. Make one with ``for_hooks``;
     the ops' ``lichhook.waits.folder.WaitsFolder`` builds on it."""
 
-    def __init__(self, path: str, root: "Dir", kind: str) -> None:
+    def __init__(self, path: str, root: "Dir") -> None:
+        """Recognise ``root``, the folder ``open_root`` checked; it is closed if refused."""
         self.path = path
         self.root = root
-        # "marked": holds the marker; "new": empty so far; "previous": written by a
-        # release without the marker, recognised by its files.
-        self.kind = kind
         self._subdirs: dict = {}
+        try:
+            # "marked": holds the marker; "new": empty so far; "previous": written by a
+            # release without the marker, recognised by its files.
+            self.kind = self._recognise()
+        except BaseException:
+            root.close()
+            raise
 
     def close(self) -> None:
         for sub in self._subdirs.values():
@@ -295,24 +300,22 @@ class FolderView:
                 f"(this one knows format {FOLDER_FORMAT}); use that lichhook, or another folder")
         return True
 
-    def _recognise(self) -> None:
-        """Set ``kind``, or refuse a folder holding anything lichhook did not write."""
+    def _recognise(self) -> str:
+        """The folder's ``kind``, or a refusal of a folder holding anything lichhook did not write."""
         for _ in range(3):
             if self._read_marker():
-                self.kind = "marked"
-                return
+                return "marked"
             names = self.root.names()
             if MARKER not in names:
                 break
             # Another process made the folder and marked it between the read and the
             # listing (ops started together on a new folder): read it again.
         if all(temporary_target(n) == MARKER for n in names):
-            self.kind = "new"  # empty, or another process is writing the marker this instant
-            return
+            return "new"  # empty, or another process is writing the marker this instant
         foreign = [n for n in names if n not in OWN_TOP and temporary_target(n) not in OWN_TOP]
         if foreign or LOCK not in names:
             self._refuse_foreign(sorted(foreign) or sorted(names))
-        self.kind = "previous"
+        return "previous"
 
     def _refuse_foreign(self, entries: list) -> None:
         shown = ", ".join(repr(n) for n in entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
@@ -477,12 +480,7 @@ def for_hooks(path: str, explicit: bool = False) -> "FolderView | None":
         if explicit:
             raise FolderRefused(f"the waits folder {path} does not exist")
         return None
-    folder = FolderView(path, root, "")
-    try:
-        folder._recognise()
-    except BaseException:
-        folder.close()
-        raise
+    folder = FolderView(path, root)
     if folder.kind == "new":
         folder.close()
         return None
