@@ -82,7 +82,7 @@ def apply(
     now: str,
     what: "str | None" = None,
     family: "str | None" = None,
-    wait_id: "str | None" = None,
+    id: "str | None" = None,  # noqa: A002 - the argument is named as on the command line
     note: "str | None" = None,
 ) -> "Tuple[dict, bool]":
     """Run ``op`` for ``name`` from ``session`` at time ``now``.
@@ -118,7 +118,7 @@ def apply(
 
     index = None
     if op in ("watched", "said", "done"):
-        index = _find(entry, wait_id or "", name)
+        index = _find(entry, id or "", name)
 
     # Every check passed: from here on the state changes and nothing refuses.
     changed = take
