@@ -185,13 +185,12 @@ def _read_json(folder: "Dir", name: str) -> object:
 
 
 def _is_index_doc(doc: object) -> bool:
-    return isinstance(doc, dict) and set(doc) == {"node", "updated", "names"}
+    return isinstance(doc, dict) and set(doc) == {*_INDEX_KEYS, "updated"}
 
 
 def _is_session_mirror(folder: "Dir", name: str, session: str) -> bool:
     doc = _read_json(folder, name)
-    return (isinstance(doc, dict) and set(doc) == {"session", "name", "waits", "updated"}
-            and doc["session"] == session)
+    return isinstance(doc, dict) and set(doc) == {*_SESSION_KEYS, "updated"} and doc["session"] == session
 
 
 def _is_counter(folder: "Dir", name: str, session: str) -> bool:
@@ -492,12 +491,8 @@ def _read_record(fd: int) -> tuple:
     """(pid, count) from the lock file, or (None, None) if it holds none (an older release
     left it empty)."""
     try:
-        if hasattr(os, "pread"):
-            raw = os.pread(fd, _RECORD_SIZE, 0)
-        else:
-            os.lseek(fd, 0, os.SEEK_SET)
-            raw = os.read(fd, _RECORD_SIZE)
-        pid, count = raw.split()
+        os.lseek(fd, 0, os.SEEK_SET)
+        pid, count = os.read(fd, _RECORD_SIZE).split()
         return int(pid), int(count)
     except (OSError, ValueError):
         return None, None
@@ -506,11 +501,8 @@ def _read_record(fd: int) -> tuple:
 def _write_record(fd: int, pid: int, count: int) -> None:
     data = b"%*d %*d\n" % (10, pid, _RECORD_SIZE - 12, count)
     try:
-        if hasattr(os, "pwrite"):
-            os.pwrite(fd, data, 0)
-        else:
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, data)
     except OSError:
         pass  # only the wording of a later "busy" refusal depends on it
 
@@ -558,15 +550,15 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
         folder._sub(SESSIONS, create=True)  # refused now, not after the store is saved
         state = folder.open_store()
         said = index_doc(node, state, now)
-        in_line = folder.index_in_line(said)
-        full = not in_line or folder.mirrors_suspect()
+        index_said = said["names"] if folder.index_in_line(said) else None  # None: to be read and compared
+        full = index_said is None or folder.mirrors_suspect()
         before = bound_sessions(state)
         try:
             result, changed = change(state)
         except Refused:
             if full:
                 try:  # the mirrors must not wait for a successful op
-                    folder.sync(state, node, now, full=True, index_said=said["names"] if in_line else None)
+                    folder.sync(state, node, now, full=True, index_said=index_said)
                     folder.clear_dirty()
                 except OSError:
                     pass  # the refusal is the answer; the next op tries again
@@ -584,7 +576,7 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
             # A session that lost its name keeps a mirror that must be emptied.
             moved = [sid for sid in {**before, **after} if before.get(sid) != after.get(sid)]
             written = folder.sync(state, node, now, concerned=(*sessions, *sorted(moved)), full=full,
-                                  index_said=said["names"] if in_line else None, changed=changed)
+                                  index_said=index_said, changed=changed)
             if saved and written:
                 # The mirrors' renames on disk before the mark goes: a power cut before
                 # that leaves the mark, and the next op checks every mirror.
