@@ -17,25 +17,23 @@ MAX_WHAT = 200
 
 
 def stop(session: str, folder: "Folder") -> "Outcome":
-    outcome = Outcome()
     try:
         waits = for_hooks(folder.path, folder.explicit)
     except (FolderRefused, OSError) as exc:
-        outcome.notice(f"{let_through('stop')}: {exc}")
-        return outcome
+        return Outcome(f"{let_through('stop')}: {exc}")
     if waits is None:
         # The default folder appears with the first wait ever recorded: nothing holds yet.
-        return outcome
+        return Outcome()
     with waits:
-        return _decide(session, folder, waits, outcome)
+        return _decide(session, folder, waits)
 
 
-def _decide(session: str, folder: "Folder", waits: "FolderView", outcome: "Outcome") -> "Outcome":
+def _decide(session: str, folder: "Folder", waits: "FolderView") -> "Outcome":
     try:
         own = waits.session_waits(session)
     except (MirrorError, FolderRefused) as exc:
-        outcome.notice(f"{let_through('stop')}: {exc}")
-        return outcome
+        return Outcome(f"{let_through('stop')}: {exc}")
+    outcome = Outcome()
     holding = [w for w in own.waits if w.holds_turn] if own else []
     if own is None or not holding:
         waits.set_strikes(session, 0)
