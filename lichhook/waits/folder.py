@@ -1,12 +1,10 @@
 """The waits folder on disk: its layout, the checks that make it safe to use, how each file
 in it is opened, read and written, and the transaction every op runs in.
 
-Everything that touches the folder goes through here: the ``wait`` command and the MCP
-tool (through ``api.run_op`` and ``transaction``) and the Claude Code hooks (through
-``for_hooks``, which only reads, apart from the Stop hook's own counters). The hooks'
-side (the checks, recognising the folder, reading the mirrors, the counters) is
-``lichhook.waits.view``, which a hook imports without this module; the layout's names
-are spelt there, once, and this module takes them from it::
+The ops (the ``wait`` command and the MCP tool, through ``api.run_op``) reach the folder
+through ``transaction``; the hooks through ``lichhook.waits.view``, the side of it a hook
+imports without this module (the checks, recognising the folder, reading the mirrors,
+the Stop hook's counters), where the layout's names are spelt once for both::
 
     <waits folder>/               owned by the user, writable by nobody else; made 0700
       lichhook-waits.json         the marker: {"lichhook": "waits", "format": 1}
