@@ -582,14 +582,13 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
             if changed or full:
                 folder.clear_dirty()
             folder.clean_stops()
-        except OSError as exc:
+        except (OSError, FolderRefused) as exc:
             if not saved:
                 raise
-            where = getattr(exc, "filename2", None) or exc.filename or path
-            return result, (f"the op was recorded, but the mirror files could not be brought up to "
-                            f"date ({where}: {exc.strerror or exc}); the next op will retry")
-        except FolderRefused as exc:
-            if not saved:
-                raise
-            return result, f"the op was recorded, but the mirror files could not be brought up to date: {exc}"
+            if isinstance(exc, FolderRefused):
+                why = f": {exc}"
+            else:
+                where = getattr(exc, "filename2", None) or exc.filename or path
+                why = f" ({where}: {exc.strerror or exc}); the next op will retry"
+            return result, "the op was recorded, but the mirror files could not be brought up to date" + why
     return result, None
