@@ -87,9 +87,8 @@ def wait_node(value: object) -> str:
     if len(node) > 253:
         raise BadId(f"node is {len(node)} characters long; a host name has at most 253")
     for label in node.split("."):
-        if not 1 <= len(label) <= 63 or label[0] == "-" or label[-1] == "-":
-            raise BadId(f"node {value[:64]!r} is not a host name (labels of 1-63 letters, digits, '-')")
-        if any(c not in _HOST_CHARS for c in label):
+        if (not 1 <= len(label) <= 63 or label[0] == "-" or label[-1] == "-"
+                or any(c not in _HOST_CHARS for c in label)):
             raise BadId(f"node {value[:64]!r} is not a host name (labels of 1-63 letters, digits, '-')")
     if node.split(".", 1)[0].upper() in WINDOWS_DEVICE_NAMES:
         raise BadId(f"node {value!r} is a Windows device name")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.api import refusal, run_op
@@ -117,17 +116,7 @@ def call(arguments: dict, waits_dir: str | None = None, structured: bool = True)
     if problem:
         answer = refusal(arguments.get("op"), problem)
     else:
-        answer = run_op(
-            arguments["op"],
-            by=arguments["by"],
-            session=arguments["session"],
-            what=arguments.get("what"),
-            family=arguments.get("family"),
-            id=arguments.get("id"),
-            note=arguments.get("note"),
-            waits_dir=waits_dir,
-            environ=os.environ,
-        )
+        answer = run_op(waits_dir=waits_dir, **arguments)  # _problem let through run_op's own arguments alone
     result: dict = {"content": [{"type": "text", "text": json.dumps(answer)}], "isError": not answer.get("ok")}
     if structured:
         result["structuredContent"] = answer

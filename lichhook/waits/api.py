@@ -24,21 +24,6 @@ def refusal(op: object, sentence: str, **fields: object) -> dict:
     return answer
 
 
-def _arguments(op: str, what: object, family: object, wait_id: object, note: object) -> dict:
-    """The op's own arguments, checked; arguments the op does not take are ignored."""
-    if op not in TAKES:
-        return {}  # without importing the checks, for the ops that take no arguments
-    from lichhook.waits import fields
-
-    if op == "add":
-        return {"what": fields.check_what(what), "family": fields.check_family(family)}
-    if op in ("watched", "said"):
-        return {"wait_id": fields.check_id(wait_id, op), "note": fields.check_note(note)}
-    if op == "done":
-        return {"wait_id": fields.check_id(wait_id, op)}
-    return {}
-
-
 def run_op(
     op: str,
     *,
@@ -58,18 +43,22 @@ def run_op(
     holds the name. Nothing is written when an op is refused.
     """
     try:
-        return _run(op, by, session, what, family, id, note, waits_dir, environ)
+        return _run(op, by, session, {"what": what, "family": family, "id": id, "note": note}, waits_dir, environ)
     except Exception as exc:  # the promise to callers (the MCP server) is an answer, not a traceback
         return refusal(op, f"unexpected error ({type(exc).__name__}: {exc}); nothing was changed by this op")
 
 
-def _run(op, by, session, what, family, wait_id, note, explicit_dir, environ) -> dict:  # type: ignore[no-untyped-def]
+def _run(op, by, session, given, explicit_dir, environ) -> dict:  # type: ignore[no-untyped-def]
     try:
         session = wait_session_id(session)
         who, node = parse_by(by, environ)
         if op not in OPS:
             raise BadId(f"op {op!r} is not an op; use one of {', '.join(OPS)}")
-        args = _arguments(op, what, family, wait_id, note)
+        args: dict = {}
+        if op in TAKES:  # the checks are imported only for the ops that take arguments
+            from lichhook.waits.fields import checked
+
+            args = checked(op, given)
     except BadId as exc:
         return refusal(op, str(exc))
     name = f"{who}@{node}"

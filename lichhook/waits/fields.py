@@ -6,7 +6,7 @@ for an optional field.
 """
 
 from lichhook.ids import BadId, is_control, wait_id_problem
-from lichhook.waits.rules import FAMILY_MAX, NOTE_MAX, WHAT_MAX
+from lichhook.waits.rules import FAMILY_MAX, NOTE_MAX, TAKES, WHAT_MAX
 
 _FAMILY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/")
 
@@ -63,3 +63,11 @@ def check_id(value: object, op: str) -> str:
     if problem:
         raise BadId(f"{problem}; wait ids look like 'w1' (list shows the open waits)")
     return value  # type: ignore[return-value]
+
+
+def checked(op: str, given: dict) -> dict:
+    """The arguments ``op`` takes (``rules.TAKES``) from ``given``, each checked, in that
+    order; the arguments it does not take are ignored."""
+    checks = {"what": check_what, "family": check_family, "note": check_note,
+              "id": lambda value: check_id(value, op)}
+    return {argument: checks[argument](given.get(argument)) for argument in TAKES[op]}

@@ -1,12 +1,10 @@
 """The waits folder on disk: its layout, the checks that make it safe to use, how each file
 in it is opened, read and written, and the transaction every op runs in.
 
-Everything that touches the folder goes through here: the ``wait`` command and the MCP
-tool (through ``api.run_op`` and ``transaction``) and the Claude Code hooks (through
-``for_hooks``, which only reads, apart from the Stop hook's own counters). The hooks'
-side (the checks, recognising the folder, reading the mirrors, the counters) is
-``lichhook.waits.view``, which a hook imports without this module; the layout's names
-are spelt there, once, and this module takes them from it::
+The ops (the ``wait`` command and the MCP tool, through ``api.run_op``) reach the folder
+through ``transaction``; the hooks through ``lichhook.waits.view``, the side of it a hook
+imports without this module (the checks, recognising the folder, reading the mirrors,
+the Stop hook's counters), where the layout's names are spelt once for both::
 
     <waits folder>/               owned by the user, writable by nobody else; made 0700
       lichhook-waits.json         the marker: {"lichhook": "waits", "format": 1}
@@ -46,11 +44,10 @@ import time  # loaded at start-up
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
 from lichhook.diskio import Dir, NotAFile, kind_of, temporary_target
 from lichhook.ids import BadId, wait_session_id
-from lichhook.waits.rules import Refused
+from lichhook.waits.rules import Refused, bound_sessions
 from lichhook.waits.view import (
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
-    SESSIONS, STOPS, STORE, FolderRefused, FolderView, error_kind, json_or_none, not_a_file_sentence,
-    open_root,
+    SESSIONS, STOPS, STORE, FolderRefused, FolderView, json_or_none, not_a_file_sentence, open_root,
 )
 
 TYPE_CHECKING = False
@@ -140,11 +137,6 @@ def _fold_sessions(state: dict) -> None:
                     record[key] = value.lower()
 
 
-def bound_sessions(state: dict) -> dict:
-    """session id -> the name it holds, for every bound name."""
-    return {entry["session"]: name for name, entry in state["names"].items() if entry["session"]}
-
-
 # ---- the mirrors' format --------------------------------------------------------------------
 
 
@@ -191,13 +183,12 @@ def _read_json(folder: "Dir", name: str) -> object:
 
 
 def _is_index_doc(doc: object) -> bool:
-    return isinstance(doc, dict) and set(doc) == {"node", "updated", "names"}
+    return isinstance(doc, dict) and set(doc) == {*_INDEX_KEYS, "updated"}
 
 
 def _is_session_mirror(folder: "Dir", name: str, session: str) -> bool:
     doc = _read_json(folder, name)
-    return (isinstance(doc, dict) and set(doc) == {"session", "name", "waits", "updated"}
-            and doc["session"] == session)
+    return isinstance(doc, dict) and set(doc) == {*_SESSION_KEYS, "updated"} and doc["session"] == session
 
 
 def _is_counter(folder: "Dir", name: str, session: str) -> bool:
@@ -246,10 +237,10 @@ class WaitsFolder(FolderView):
         if foreign:
             self._refuse_foreign(foreign)
         self._write_marker()
-        self.kind = "marked"
 
     def _write_marker(self) -> None:
         self.root.write_atomic(MARKER, json.dumps({"lichhook": "waits", "format": FOLDER_FORMAT}).encode() + b"\n")
+        self.kind = "marked"
 
     # -- subfolders --
 
@@ -271,7 +262,7 @@ class WaitsFolder(FolderView):
         try:
             os.close(self.root.open_file(DIRTY, os.O_WRONLY | os.O_CREAT))
         except NotAFile as exc:
-            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, exc.kind)) from None
 
     def clear_dirty(self) -> None:
         self.root.unlink(DIRTY)
@@ -301,7 +292,7 @@ class WaitsFolder(FolderView):
         except FileNotFoundError:
             return empty_state()
         except NotAFile as exc:
-            raise StoreUnusable(f"the waits store {path} is {error_kind(exc)}, not a regular file; move it "
+            raise StoreUnusable(f"the waits store {path} is {exc.kind}, not a regular file; move it "
                                 "aside to start with no waits") from None
         except OSError as exc:
             raise StoreUnusable(f"cannot read the waits store {path}: {exc.strerror or exc}; check its "
@@ -456,7 +447,7 @@ class _Held:
         try:
             self.fd = root.open_file(LOCK, os.O_RDWR | os.O_CREAT)
         except NotAFile as exc:
-            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, exc.kind)) from None
         try:
             _, count_before = _read_record(self.fd)
             # POSIX waiters queue in queue/; Windows ones are not queued (lichhook.waits.lock).
@@ -498,12 +489,8 @@ def _read_record(fd: int) -> tuple:
     """(pid, count) from the lock file, or (None, None) if it holds none (an older release
     left it empty)."""
     try:
-        if hasattr(os, "pread"):
-            raw = os.pread(fd, _RECORD_SIZE, 0)
-        else:
-            os.lseek(fd, 0, os.SEEK_SET)
-            raw = os.read(fd, _RECORD_SIZE)
-        pid, count = raw.split()
+        os.lseek(fd, 0, os.SEEK_SET)
+        pid, count = os.read(fd, _RECORD_SIZE).split()
         return int(pid), int(count)
     except (OSError, ValueError):
         return None, None
@@ -512,11 +499,8 @@ def _read_record(fd: int) -> tuple:
 def _write_record(fd: int, pid: int, count: int) -> None:
     data = b"%*d %*d\n" % (10, pid, _RECORD_SIZE - 12, count)
     try:
-        if hasattr(os, "pwrite"):
-            os.pwrite(fd, data, 0)
-        else:
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, data)
     except OSError:
         pass  # only the wording of a later "busy" refusal depends on it
 
@@ -527,12 +511,10 @@ def for_op(path: str) -> "WaitsFolder":
     in it is shown to be lichhook's."""
     root = open_root(path, create=True)
     assert root is not None
-    folder = WaitsFolder(path, root, "")
+    folder = WaitsFolder(path, root)
     try:
-        folder._recognise()
         if folder.kind == "new":
             folder._write_marker()
-            folder.kind = "marked"
         elif folder.kind == "previous":
             # Before the lock: a folder that turns out foreign gets nothing, not even the
             # lock's record. Two processes adopting it at once write the same marker.
@@ -566,15 +548,15 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
         folder._sub(SESSIONS, create=True)  # refused now, not after the store is saved
         state = folder.open_store()
         said = index_doc(node, state, now)
-        in_line = folder.index_in_line(said)
-        full = not in_line or folder.mirrors_suspect()
+        index_said = said["names"] if folder.index_in_line(said) else None  # None: to be read and compared
+        full = index_said is None or folder.mirrors_suspect()
         before = bound_sessions(state)
         try:
             result, changed = change(state)
         except Refused:
             if full:
                 try:  # the mirrors must not wait for a successful op
-                    folder.sync(state, node, now, full=True, index_said=said["names"] if in_line else None)
+                    folder.sync(state, node, now, full=True, index_said=index_said)
                     folder.clear_dirty()
                 except OSError:
                     pass  # the refusal is the answer; the next op tries again
@@ -592,7 +574,7 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
             # A session that lost its name keeps a mirror that must be emptied.
             moved = [sid for sid in {**before, **after} if before.get(sid) != after.get(sid)]
             written = folder.sync(state, node, now, concerned=(*sessions, *sorted(moved)), full=full,
-                                  index_said=said["names"] if in_line else None, changed=changed)
+                                  index_said=index_said, changed=changed)
             if saved and written:
                 # The mirrors' renames on disk before the mark goes: a power cut before
                 # that leaves the mark, and the next op checks every mirror.
@@ -600,14 +582,13 @@ def transaction(path: str, change: "Callable[[dict], Tuple[dict, bool]]", node: 
             if changed or full:
                 folder.clear_dirty()
             folder.clean_stops()
-        except OSError as exc:
+        except (OSError, FolderRefused) as exc:
             if not saved:
                 raise
-            where = getattr(exc, "filename2", None) or exc.filename or path
-            return result, (f"the op was recorded, but the mirror files could not be brought up to "
-                            f"date ({where}: {exc.strerror or exc}); the next op will retry")
-        except FolderRefused as exc:
-            if not saved:
-                raise
-            return result, f"the op was recorded, but the mirror files could not be brought up to date: {exc}"
+            if isinstance(exc, FolderRefused):
+                why = f": {exc}"
+            else:
+                where = getattr(exc, "filename2", None) or exc.filename or path
+                why = f" ({where}: {exc.strerror or exc}); the next op will retry"
+            return result, "the op was recorded, but the mirror files could not be brought up to date" + why
     return result, None

@@ -14,7 +14,7 @@ OPS = ("add", "list", "watched", "said", "done", "adopt")
 # here; the hooks' instructions, which do without this module, spell them once more
 # (tests/test_waits.py holds them to this table).
 TAKES = {"add": ("what", "family"), "watched": ("id", "note"), "said": ("id", "note"), "done": ("id",)}
-ARGUMENTS = ("what", "family", "id", "note")  # every argument in TAKES, in the order the usage lists them
+ARGUMENTS = tuple(dict.fromkeys(a for taken in TAKES.values() for a in taken))  # every argument in TAKES, in order
 REQUIRED = ("what", "id")
 WHAT_MAX = 500
 NOTE_MAX = 500
@@ -24,7 +24,7 @@ DISPLACED_KEPT = 20
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Tuple
+    from typing import Tuple
 
 
 class Refused(Exception):
@@ -36,12 +36,9 @@ class Refused(Exception):
         self.extra = extra or {}
 
 
-def holder_of(state: dict, session: str) -> "Optional[str]":
-    """The name ``session`` holds, or None."""
-    for name, entry in state["names"].items():
-        if entry["session"] == session:
-            return name
-    return None
+def bound_sessions(state: dict) -> dict:
+    """session id -> the name it holds, for every bound name."""
+    return {entry["session"]: name for name, entry in state["names"].items() if entry["session"]}
 
 
 def _mismatch(name: str, entry: dict, session: str) -> "Refused":
@@ -85,7 +82,7 @@ def apply(
     now: str,
     what: "str | None" = None,
     family: "str | None" = None,
-    wait_id: "str | None" = None,
+    id: "str | None" = None,  # noqa: A002 - the argument is named as on the command line
     note: "str | None" = None,
 ) -> "Tuple[dict, bool]":
     """Run ``op`` for ``name`` from ``session`` at time ``now``.
@@ -107,7 +104,7 @@ def apply(
 
     release = None
     if take:
-        other = holder_of(state, session)
+        other = bound_sessions(state).get(session)
         if other is not None:
             open_count = len(names[other]["waits"])
             if open_count:
@@ -121,7 +118,7 @@ def apply(
 
     index = None
     if op in ("watched", "said", "done"):
-        index = _find(entry, wait_id or "", name)
+        index = _find(entry, id or "", name)
 
     # Every check passed: from here on the state changes and nothing refuses.
     changed = take

@@ -206,11 +206,6 @@ def not_a_file_sentence(path: str, kind: str) -> str:
             "the waits folder (nor follows a link there); remove it")
 
 
-def error_kind(exc: "OSError") -> str:
-    """What stood where a file was opened (``lichhook.diskio.NotAFile``), for a refusal."""
-    return getattr(exc, "kind", "not a regular file")
-
-
 def open_root(path: str, create: bool) -> "Dir | None":
     """The checked waits folder, created 0700 if ``create``; None if it does not exist."""
     try:
@@ -246,13 +241,18 @@ class FolderView:
     """A checked waits folder, held open, as the hooks use it. Make one with ``for_hooks``;
     the ops' ``lichhook.waits.folder.WaitsFolder`` builds on it."""
 
-    def __init__(self, path: str, root: "Dir", kind: str) -> None:
+    def __init__(self, path: str, root: "Dir") -> None:
+        """Recognise ``root``, the folder ``open_root`` checked; it is closed if refused."""
         self.path = path
         self.root = root
-        # "marked": holds the marker; "new": empty so far; "previous": written by a
-        # release without the marker, recognised by its files.
-        self.kind = kind
         self._subdirs: dict = {}
+        try:
+            # "marked": holds the marker; "new": empty so far; "previous": written by a
+            # release without the marker, recognised by its files.
+            self.kind = self._recognise()
+        except BaseException:
+            root.close()
+            raise
 
     def close(self) -> None:
         for sub in self._subdirs.values():
@@ -286,7 +286,7 @@ class FolderView:
         except FileNotFoundError:
             return False
         except NotAFile as exc:
-            raise FolderRefused(not_a_file_sentence(exc.filename, error_kind(exc))) from None
+            raise FolderRefused(not_a_file_sentence(exc.filename, exc.kind)) from None
         doc = json_or_none(raw)
         fmt = doc.get("format") if isinstance(doc, dict) and doc.get("lichhook") == "waits" else None
         if not isinstance(fmt, int) or isinstance(fmt, bool):
@@ -300,24 +300,22 @@ class FolderView:
                 f"(this one knows format {FOLDER_FORMAT}); use that lichhook, or another folder")
         return True
 
-    def _recognise(self) -> None:
-        """Set ``kind``, or refuse a folder holding anything lichhook did not write."""
+    def _recognise(self) -> str:
+        """The folder's ``kind``, or a refusal of a folder holding anything lichhook did not write."""
         for _ in range(3):
             if self._read_marker():
-                self.kind = "marked"
-                return
+                return "marked"
             names = self.root.names()
             if MARKER not in names:
                 break
             # Another process made the folder and marked it between the read and the
             # listing (ops started together on a new folder): read it again.
         if all(temporary_target(n) == MARKER for n in names):
-            self.kind = "new"  # empty, or another process is writing the marker this instant
-            return
+            return "new"  # empty, or another process is writing the marker this instant
         foreign = [n for n in names if n not in OWN_TOP and temporary_target(n) not in OWN_TOP]
         if foreign or LOCK not in names:
             self._refuse_foreign(sorted(foreign) or sorted(names))
-        self.kind = "previous"
+        return "previous"
 
     def _refuse_foreign(self, entries: list) -> None:
         shown = ", ".join(repr(n) for n in entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
@@ -337,7 +335,7 @@ class FolderView:
             return None
         except NotAFile as exc:
             raise FolderRefused(
-                f"{exc.filename} is {error_kind(exc)}, not a folder: lichhook never follows a link inside "
+                f"{exc.filename} is {exc.kind}, not a folder: lichhook never follows a link inside "
                 "the waits folder; remove it") from None
         try:
             _check_private(sub, "the folder")
@@ -447,13 +445,11 @@ def _read_mirror(folder: "Dir", name: str, path: str) -> "bytes | None":
         except FileNotFoundError:
             return None
         except NotAFile as exc:
-            raise MirrorError(f"{path} is {error_kind(exc)}, not a regular file") from None
-        except PermissionError as exc:
-            if attempt + 1 < tries:
+            raise MirrorError(f"{path} is {exc.kind}, not a regular file") from None
+        except OSError as exc:
+            if isinstance(exc, PermissionError) and attempt + 1 < tries:
                 time.sleep(0.02)
                 continue
-            raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except OSError as exc:
             raise MirrorError(f"cannot read {path}: {exc.strerror or exc}") from None
         if len(raw) > MAX_MIRROR_BYTES:
             raise MirrorError(f"{path} is larger than {MAX_MIRROR_BYTES} bytes")
@@ -475,18 +471,16 @@ def _parse_mirror(raw: bytes, path: str) -> object:
 # ---- opening the folder ---------------------------------------------------------------------
 
 
-def for_hooks(path: str) -> "FolderView | None":
+def for_hooks(path: str, explicit: bool = False) -> "FolderView | None":
     """The folder as the hooks read it: checked, never created or migrated. None when it
-    does not exist or is still empty (no wait was ever recorded there)."""
+    does not exist or is still empty (no wait was ever recorded there); a missing folder
+    the operator named (``explicit``) is refused, since its absence is worth a notice."""
     root = open_root(path, create=False)
     if root is None:
+        if explicit:
+            raise FolderRefused(f"the waits folder {path} does not exist")
         return None
-    folder = FolderView(path, root, "")
-    try:
-        folder._recognise()
-    except BaseException:
-        folder.close()
-        raise
+    folder = FolderView(path, root)
     if folder.kind == "new":
         folder.close()
         return None

@@ -71,8 +71,7 @@ def main(word: str, hooks: tuple, usage: str, argv: list) -> int:
     try:
         outcome = run_hook(word, hook, args[1:], os.environ)
     except Exception as exc:  # fail open: a bug here must never hold or break a turn
-        outcome = Outcome()
-        outcome.notice(f"{let_through(hook)}: unexpected {type(exc).__name__}: {str(exc)[:300]}")
+        outcome = Outcome(f"{let_through(hook)}: unexpected {type(exc).__name__}: {str(exc)[:300]}")
         from lichhook.failures import record
 
         record(os.environ, word, hook, exc)
@@ -91,10 +90,8 @@ def run_hook(word: str, hook: str, extra: list, environ: "Mapping[str, str]") ->
     from lichhook.payload import PayloadError, parse_payload, read_stdin
 
     if len(extra) > 1:
-        outcome = Outcome()
-        outcome.notice(f"{let_through(hook)}: it takes at most one argument, the waits folder, "
+        return Outcome(f"{let_through(hook)}: it takes at most one argument, the waits folder, "
                        f"but got {len(extra)}; quote a folder name that has spaces")
-        return outcome
     folder = choose_folder(extra[0] if extra else None, environ)
     try:
         payload = parse_payload(read_stdin())
@@ -102,9 +99,7 @@ def run_hook(word: str, hook: str, extra: list, environ: "Mapping[str, str]") ->
             raise BadId("the hook payload on stdin has no session_id")
         session = wait_session_id(payload["session_id"])
     except (PayloadError, BadId) as exc:
-        outcome = Outcome()
-        outcome.notice(f"{let_through(hook)}: {exc}")
-        return outcome
+        return Outcome(f"{let_through(hook)}: {exc}")
     if hook == "stop":
         from lichhook.waits.hooks.stop import stop
 

@@ -6,8 +6,6 @@ context given in the command voice also lists every other name on the node with 
 waits, each with the exact adopt call that moves that name (and its waits) to this session.
 """
 
-import os
-
 from lichhook.waits.hooks.text import Folder, Outcome, Voice, clean, instructions, powershell_note, program, wait_command
 from lichhook.waits.view import FolderRefused, MirrorError, SessionWaits, Wait, for_hooks
 
@@ -38,13 +36,10 @@ def read_records(folder: "Folder", session: str, outcome: "Outcome", with_index:
     problems: list = []
     broken = None
     try:
-        waits = for_hooks(folder.path)
+        waits = for_hooks(folder.path, folder.explicit)
     except (FolderRefused, OSError) as exc:
         waits = None
         problems.append(str(exc))
-    else:
-        if waits is None and folder.explicit and not os.path.lexists(folder.path):
-            problems.append(f"the waits folder {folder.path} does not exist")
     if waits is not None:
         with waits:
             try:

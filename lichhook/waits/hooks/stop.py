@@ -8,8 +8,6 @@ can keep a turn going forever. Claude Code's own
 and the counter already bounds the loop.
 """
 
-import os
-
 from lichhook.waits.hooks.text import Folder, Outcome, clean, let_through, powershell_note, program, wait_command
 from lichhook.waits.view import FolderRefused, FolderView, MirrorError, SessionWaits, for_hooks
 
@@ -19,27 +17,23 @@ MAX_WHAT = 200
 
 
 def stop(session: str, folder: "Folder") -> "Outcome":
-    outcome = Outcome()
     try:
-        waits = for_hooks(folder.path)
+        waits = for_hooks(folder.path, folder.explicit)
     except (FolderRefused, OSError) as exc:
-        outcome.notice(f"{let_through('stop')}: {exc}")
-        return outcome
+        return Outcome(f"{let_through('stop')}: {exc}")
     if waits is None:
-        if folder.explicit and not os.path.lexists(folder.path):
-            outcome.notice(f"{let_through('stop')}: the waits folder {folder.path} does not exist")
         # The default folder appears with the first wait ever recorded: nothing holds yet.
-        return outcome
+        return Outcome()
     with waits:
-        return _decide(session, folder, waits, outcome)
+        return _decide(session, folder, waits)
 
 
-def _decide(session: str, folder: "Folder", waits: "FolderView", outcome: "Outcome") -> "Outcome":
+def _decide(session: str, folder: "Folder", waits: "FolderView") -> "Outcome":
     try:
         own = waits.session_waits(session)
     except (MirrorError, FolderRefused) as exc:
-        outcome.notice(f"{let_through('stop')}: {exc}")
-        return outcome
+        return Outcome(f"{let_through('stop')}: {exc}")
+    outcome = Outcome()
     holding = [w for w in own.waits if w.holds_turn] if own else []
     if own is None or not holding:
         waits.set_strikes(session, 0)

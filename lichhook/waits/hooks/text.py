@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 class Outcome:
     """What a hook prints: an optional JSON object for stdout and notices for the operator."""
 
-    def __init__(self, out: "dict | None" = None) -> None:
-        self.out = out
-        self.notices: list = []
+    def __init__(self, notice: "str | None" = None) -> None:
+        self.out: "dict | None" = None
+        self.notices: list = [notice] if notice else []
 
     def notice(self, text: str) -> None:
         self.notices.append(text)
