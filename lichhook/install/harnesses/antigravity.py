@@ -188,13 +188,7 @@ class Antigravity(harness.EntryHarness):
         if files.read(self.hooks_path()) is None:
             return []  # lichhook is not installed here
         raw = files.read(self.marker_manifest())
-        registered = None
-        if raw is not None and _our_marker(raw):
-            try:
-                servers = json.loads(files.read(self.mcp_path()) or b"{}").get("mcpServers") or {}
-                registered = servers.get(lichtools.NAME, {}).get("command")
-            except (ValueError, AttributeError):
-                registered = None
+        registered = lichtools.registered(self.mcp_path()) if raw is not None and _our_marker(raw) else None
         return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows),
                 skills.check(self.plugin_dir(), skills.command(target), f"run install {self.name} again")]
 

@@ -34,6 +34,7 @@ from typing import Callable, List, Optional, Tuple
 from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.config.jsonedit import Doc
+from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.lichplugin import LICHHOOK_CRUSH_NOTE
 from lichhook.install.quoting import sh_quote
 
@@ -80,15 +81,32 @@ def server(lich: str) -> dict:
 WHERE = ("mcpServers", NAME)
 
 
-def has_server(path: str) -> bool:
-    """Whether the JSON document at ``path`` has a ``mcpServers.lich`` entry."""
+def _servers(path: str) -> dict:
+    """The ``mcpServers`` of the JSON document at ``path``: {} when it has none or is not
+    JSON (the edit itself refuses such a file, naming it). Raises ConfigError when unreadable."""
     raw = files.read(path)
     try:
         doc = json.loads(raw.decode("utf-8-sig")) if raw else {}
     except (ValueError, RecursionError):
-        return False  # the edit itself refuses the file, naming it
+        return {}
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
-    return isinstance(servers, dict) and NAME in servers
+    return servers if isinstance(servers, dict) else {}
+
+
+def has_server(path: str) -> bool:
+    """Whether the JSON document at ``path`` has a ``mcpServers.lich`` entry."""
+    return NAME in _servers(path)
+
+
+def registered(path: str) -> Optional[str]:
+    """The ``command`` of ``mcpServers.lich`` in the JSON document at ``path``, or None
+    (no such entry, no command lich's repair could run, or a file that cannot be read)."""
+    try:
+        entry = _servers(path).get(NAME)
+    except ConfigError:
+        return None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    return command if isinstance(command, str) and command else None
 
 
 def put_server(doc: Doc, path: str, lich: str) -> None:
