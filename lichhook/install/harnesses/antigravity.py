@@ -20,6 +20,7 @@ import json
 import os
 from typing import List, Optional, Sequence
 
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools, skills
@@ -208,20 +209,14 @@ class Antigravity(harness.EntryHarness):
 
 def _our_manifest(raw: bytes) -> bool:
     """Whether ``raw`` is a manifest lichhook wrote: its two keys, its name, its signature."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return False
+    data = json_or_none(raw)
     return (isinstance(data, dict) and set(data) == {"name", "description"} and data["name"] == "lichhook"
             and isinstance(data["description"], str) and data["description"].endswith(SIGNATURE))
 
 
 def _our_marker(raw: bytes) -> bool:
     """Whether ``raw`` is the lich marker manifest lichhook wrote."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return False
+    data = json_or_none(raw)
     return (isinstance(data, dict) and set(data) == {"name", "version", "description"}
             and isinstance(data["description"], str) and data["description"].endswith(SIGNATURE))
 
@@ -229,10 +224,7 @@ def _our_marker(raw: bytes) -> bool:
 def _only_ours(raw: bytes, target: Target) -> bool:
     """Whether ``raw`` is a ``hooks.json`` holding lichhook's table alone, every handler in
     it one of lichhook's (a timeout the user changed still counts)."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return False
+    data = json_or_none(raw)
     if not (isinstance(data, dict) and set(data) == set(TABLE) and isinstance(data[TABLE[0]], dict)):
         return False
     commands = []

@@ -14,10 +14,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Dict, List, Optional, Sequence
 
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
 from lichhook.install.harnesses import codextrust
@@ -131,10 +131,7 @@ class Codex(route.PluginRouted):
         the hook as written. Empty when hooks.json is absent or unreadable (the
         registrations say why). Raises ConfigError when config.toml cannot be read."""
         raw = files.read(self.hooks_path())
-        try:
-            doc = json.loads(raw.decode("utf-8")) if raw is not None else None
-        except (ValueError, RecursionError):
-            return []
+        doc = json_or_none(raw) if raw is not None else None
         hooks = doc.get("hooks") if isinstance(doc, dict) else None
         if not isinstance(hooks, dict):
             return []

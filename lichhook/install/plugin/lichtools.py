@@ -35,23 +35,21 @@ from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.config.jsonedit import Doc
 from lichhook.install.errors import ConfigError
-from lichhook.install.plugin.lichplugin import LICHHOOK_CRUSH_NOTE
+from lichhook.install.plugin.lichplugin import CRUSH_CLOSE, CRUSH_OPEN, JS_MARKER, LICHHOOK_CRUSH_NOTE
 from lichhook.install.quoting import sh_quote
 
 NAME = "lich"  # lich's relay.MCPServerName
 
 
 def js_marker(version: str) -> str:
-    return (f"// lich-plugin v{version} — lichhook's module: lich reads this line as its plugin installed, "
+    return (f"{JS_MARKER}{version} — lichhook's module: lich reads this line as its plugin installed, "
             "with lich's tools; `lichhook uninstall` removes the file")
 
 
 def crush_open(version: str) -> str:
-    return f"# >>> lich-plugin v{version} >>>"
+    return f"{CRUSH_OPEN}{version} >>>"
 
 
-CRUSH_CLOSE = "# <<< lich-plugin <<<"
-CRUSH_NOTE = LICHHOOK_CRUSH_NOTE
 # Where lich's own packages install it (omartelo/lich build/: nfpm.yaml, darwin/bundle.sh, windows/lich.iss).
 LOCATIONS = {"linux": "/usr/local/bin/lich", "darwin": "/Applications/lich.app/Contents/MacOS/lich"}
 
@@ -123,7 +121,7 @@ def take_server(doc: Doc, keep: Callable[[tuple], Optional[str]]) -> None:
 
 def crush_block(lich: str, version: str, newline: str = "\n") -> str:
     line = f"mcp add {NAME} --type stdio --command {sh_quote(lich)} --args mcp --timeout 10"
-    return newline.join([crush_open(version), CRUSH_NOTE, line, CRUSH_CLOSE]) + newline
+    return newline.join([crush_open(version), LICHHOOK_CRUSH_NOTE, line, CRUSH_CLOSE]) + newline
 
 
 def crush_command(block: str) -> Optional[str]:
