@@ -52,6 +52,15 @@ class Codex(route.PluginRouted):
     def toml_path(self) -> str:
         return os.path.join(self.home_dir(), "config.toml")
 
+    def config_values(self) -> dict:
+        """config.toml as values ({} when absent). Raises ConfigError when unreadable."""
+        path = self.toml_path()
+        raw = files.read(path)
+        if raw is None:
+            return {}
+        value = tomlconfig.read_value(textblock.decode(raw, path)[1], path)  # values only: the fast reader
+        return value if isinstance(value, dict) else {}
+
     def handler(self, target: Target, registration: Optional[Registration] = None,
                 earlier: Sequence[tuple] = ()) -> entries.Wanted:
         """The entry of ``registration`` (the session-start report when None)."""
@@ -135,10 +144,7 @@ class Codex(route.PluginRouted):
         hooks = doc.get("hooks") if isinstance(doc, dict) else None
         if not isinstance(hooks, dict):
             return []
-        config = files.read(self.toml_path())
-        records = (codextrust.records(tomlconfig.read_value(textblock.decode(config, self.toml_path())[1],
-                                                            self.toml_path()))
-                   if config is not None else {})
+        records = codextrust.records(self.config_values())
         # Codex names hooks.json by its folder's real path.
         source = os.path.join(os.path.realpath(self.home_dir()), "hooks.json")
         found = []

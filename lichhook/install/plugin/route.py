@@ -26,7 +26,6 @@ from typing import Dict, List, Optional, Set
 
 from lichhook.install import harness
 from lichhook.install.plugin import harnesscli, layout, lichplugin, skills
-from lichhook.install.config import textblock, tomlconfig
 from lichhook.install.copies import stable
 from lichhook.install.disk import files
 from lichhook.install.harness import Registered, Harness
@@ -134,18 +133,8 @@ def checks(h: Harness, target: Target) -> List[tuple]:
                       f"its copy of a plugin whose version is unchanged)")] if root else [])
 
 
-def _codex_config(h: Harness) -> dict:
-    """Codex's config.toml as values ({} when absent)."""
-    path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
-    raw = files.read(path)
-    if raw is None:
-        return {}
-    value = tomlconfig.read_value(textblock.decode(raw, path)[1], path)  # values only: the fast reader
-    return value if isinstance(value, dict) else {}
-
-
 def _codex_marketplace_source(h: Harness) -> Optional[str]:
-    marketplaces = _codex_config(h).get("marketplaces")
+    marketplaces = h.config_values().get("marketplaces")  # type: ignore[attr-defined]
     entry = marketplaces.get(lichplugin.MARKETPLACE) if isinstance(marketplaces, dict) else None
     source = entry.get("source") if isinstance(entry, dict) else None
     return source if isinstance(source, str) else None
@@ -266,7 +255,7 @@ def plugin_roots(h: Harness) -> List[str]:
         entry = lichplugin.claude_entry(h)
         roots = [entry.get("installPath")] if entry else []
     elif h.name == "codex":
-        plugins = _codex_config(h).get("plugins")
+        plugins = h.config_values().get("plugins")  # type: ignore[attr-defined]
         table = plugins.get(lichplugin.KEY) if isinstance(plugins, dict) else None
         if not isinstance(table, dict) or table.get("enabled") is False:
             return []
