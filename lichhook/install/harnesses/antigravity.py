@@ -24,7 +24,7 @@ from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools, skills
-from lichhook.install.config import entries, jsonedit
+from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.disk.files import Edit
 from lichhook.install.plugin.claim import harness_claim
