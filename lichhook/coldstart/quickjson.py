@@ -45,8 +45,7 @@ def loads(text: str, *, parse_int: "Optional[Callable[[str], object]]" = None) -
 
 
 def json_or_none(raw: bytes) -> object:
-    """The JSON ``raw`` holds, or None when it is not UTF-8 JSON (a record or config read
-    as the file it should be, or as nothing)."""
+    """The JSON ``raw`` holds, or None when it is not UTF-8 JSON."""
     try:
         return loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
