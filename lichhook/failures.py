@@ -24,6 +24,7 @@ import time
 from typing import List, Mapping, Optional
 
 from lichhook.coldstart import user_state_dir
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.diskio import read_regular
 from lichhook.trust import make_private
 
@@ -116,10 +117,7 @@ def recent(environ: Mapping[str, str], limit: int = 10) -> List[dict]:
             lines.extend(raw.splitlines())
     found: List[dict] = []
     for line in lines:
-        try:
-            entry = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            continue
+        entry = json_or_none(line)
         if isinstance(entry, dict) and isinstance(entry.get("error"), str):
             found.append(entry)
     return found[-limit:] if limit > 0 else []

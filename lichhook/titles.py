@@ -16,6 +16,7 @@ import stat
 import time
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.coldstart import user_state_dir
 
 TYPE_CHECKING = False
@@ -63,10 +64,7 @@ def last(environ: "Mapping[str, str]") -> "Optional[str]":
         raw = os.read(fd, MAX_BYTES)
     finally:
         os.close(fd)
-    try:
-        record = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None
+    record = json_or_none(raw)
     if not isinstance(record, dict) or record.get("session") != session_id:
         return None
     title = record.get("title")

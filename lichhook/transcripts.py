@@ -11,7 +11,7 @@ device there is never waited on). A line that is not a JSON object is no record.
 import os
 import stat
 
-from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
+from lichhook.coldstart.quickjson import json_or_none
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,10 +110,7 @@ def record(line: "Optional[bytes]") -> "Optional[Dict[str, Any]]":
     """The JSON object ``line`` holds (a line of ``last_line_with``, say), or None."""
     if not line:
         return None
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None
+    record = json_or_none(line)
     return record if isinstance(record, dict) else None
 
 

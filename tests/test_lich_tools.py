@@ -103,6 +103,16 @@ def test_antigravity_marker_and_server_and_uninstall(run, home, lich):
     assert not manifest.parent.exists() and not (config / "mcp_config.json").exists()
 
 
+def test_doctor_reads_antigravitys_lich_server_as_lich_does_whatever_its_command_holds(run, home, lich):
+    assert run("install", "antigravity", env={"LICH_BIN": str(lich)}).returncode == 0
+    mcp = home / ".gemini" / "config" / "mcp_config.json"
+    for command in (["not", "a", "path"], ""):  # what lich's repair could not run either
+        mcp.write_text(json.dumps({"mcpServers": {"lich": {"command": command, "args": ["mcp"]}}}))
+        said = run("doctor", "--verbose", env={"LICH_BIN": str(lich)})
+        assert said.returncode in (0, 1) and "Traceback" not in said.stderr.decode(), said.stderr.decode()
+        assert "lich's tools: none registered by lichhook" in said.stdout.decode(), said.stdout.decode()
+
+
 def test_lich_plugins_own_marker_is_still_refused(run, home, lich):
     manifest = _paths(home)["antigravity"]
     manifest.parent.mkdir(parents=True)

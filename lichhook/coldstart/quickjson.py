@@ -8,7 +8,8 @@ every Python). Anything it does not read or write exactly as ``json`` would (NaN
 a number it cannot tell, a subclass, deep nesting, a text with many strings in it, an
 error of any kind) is handed to ``json`` itself, so every value, exception and message
 is ``json``'s own. ``tests/test_coldstart.py`` holds both functions equal to ``json``'s
-and makes each way of handing over happen.
+and makes each way of handing over happen. ``json_or_none`` is every reader's way of
+taking a file's bytes as JSON or as nothing.
 """
 
 TYPE_CHECKING = False
@@ -41,6 +42,14 @@ def loads(text: str, *, parse_int: "Optional[Callable[[str], object]]" = None) -
     import json
 
     return json.loads(text, parse_int=parse_int)
+
+
+def json_or_none(raw: bytes) -> object:
+    """The JSON ``raw`` holds, or None when it is not UTF-8 JSON."""
+    try:
+        return loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
 
 
 def _skip(text: str, i: int) -> int:

@@ -42,12 +42,13 @@ import stat  # os has imported it already
 import time  # loaded at start-up
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.diskio import Dir, NotAFile, kind_of, temporary_target
 from lichhook.ids import BadId, wait_session_id
 from lichhook.waits.rules import Refused, bound_sessions
 from lichhook.waits.view import (
     BROKEN, COUNTER_SUFFIX, DIRTY, FOLDER_FORMAT, INDEX, LOCK, MARKER, MAX_MIRROR_BYTES, MIRROR_SUFFIX, QUEUE,
-    SESSIONS, STOPS, STORE, FolderRefused, FolderView, json_or_none, not_a_file_sentence, open_root,
+    SESSIONS, STOPS, STORE, FolderRefused, FolderView, not_a_file_sentence, open_root,
 )
 
 TYPE_CHECKING = False

@@ -24,6 +24,7 @@ import sys
 import time  # loaded at start-up
 
 from lichhook.coldstart import quickjson as json  # json's results without its import (see there)
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.diskio import Dir, NotAFile, temporary_target
 from lichhook.ids import BadId, wait_id_problem, wait_node, wait_session_id, wait_who
 from lichhook.trust import above_problem, make_folders, private_problem, user_name
@@ -178,14 +179,6 @@ def parse_index(doc: object, path: str) -> tuple:
             continue
         names.append(IndexName(name, session, count))
     return names, skipped
-
-
-def json_or_none(raw: bytes) -> object:
-    """The JSON ``raw`` holds, or None when it is not UTF-8 JSON."""
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        return None
 
 
 # ---- the folder checks ----------------------------------------------------------------------

@@ -15,6 +15,7 @@ import json
 import os
 from typing import List, Optional
 
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.install.copies import stable
 from lichhook.install.disk import files
 from lichhook.install.disk.ownership import Owners, make_folders
@@ -29,10 +30,7 @@ def _read(root: str) -> List[str]:
         return []
     if raw is None:
         return []
-    try:
-        found = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return []
+    found = json_or_none(raw)
     return [p for p in found if isinstance(p, str) and os.path.isabs(p)] if isinstance(found, list) else []
 
 

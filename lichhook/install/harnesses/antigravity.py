@@ -20,10 +20,11 @@ import json
 import os
 from typing import List, Optional, Sequence
 
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools, skills
-from lichhook.install.config import entries, jsonedit
+from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.disk.files import Edit
 from lichhook.install.plugin.claim import harness_claim
@@ -188,13 +189,7 @@ class Antigravity(harness.EntryHarness):
         if files.read(self.hooks_path()) is None:
             return []  # lichhook is not installed here
         raw = files.read(self.marker_manifest())
-        registered = None
-        if raw is not None and _our_marker(raw):
-            try:
-                servers = json.loads(files.read(self.mcp_path()) or b"{}").get("mcpServers") or {}
-                registered = servers.get(lichtools.NAME, {}).get("command")
-            except (ValueError, AttributeError):
-                registered = None
+        registered = lichtools.registered(self.mcp_path()) if raw is not None and _our_marker(raw) else None
         return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows),
                 skills.check(self.plugin_dir(), skills.command(target), f"run install {self.name} again")]
 
@@ -214,20 +209,14 @@ class Antigravity(harness.EntryHarness):
 
 def _our_manifest(raw: bytes) -> bool:
     """Whether ``raw`` is a manifest lichhook wrote: its two keys, its name, its signature."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return False
+    data = json_or_none(raw)
     return (isinstance(data, dict) and set(data) == {"name", "description"} and data["name"] == "lichhook"
             and isinstance(data["description"], str) and data["description"].endswith(SIGNATURE))
 
 
 def _our_marker(raw: bytes) -> bool:
     """Whether ``raw`` is the lich marker manifest lichhook wrote."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return False
+    data = json_or_none(raw)
     return (isinstance(data, dict) and set(data) == {"name", "version", "description"}
             and isinstance(data["description"], str) and data["description"].endswith(SIGNATURE))
 
@@ -235,10 +224,7 @@ def _our_marker(raw: bytes) -> bool:
 def _only_ours(raw: bytes, target: Target) -> bool:
     """Whether ``raw`` is a ``hooks.json`` holding lichhook's table alone, every handler in
     it one of lichhook's (a timeout the user changed still counts)."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return False
+    data = json_or_none(raw)
     if not (isinstance(data, dict) and set(data) == set(TABLE) and isinstance(data[TABLE[0]], dict)):
         return False
     commands = []

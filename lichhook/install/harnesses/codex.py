@@ -14,10 +14,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Dict, List, Optional, Sequence
 
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
 from lichhook.install.harnesses import codextrust
@@ -51,6 +51,15 @@ class Codex(route.PluginRouted):
 
     def toml_path(self) -> str:
         return os.path.join(self.home_dir(), "config.toml")
+
+    def config_values(self) -> dict:
+        """config.toml as values ({} when absent). Raises ConfigError when unreadable."""
+        path = self.toml_path()
+        raw = files.read(path)
+        if raw is None:
+            return {}
+        value = tomlconfig.read_value(textblock.decode(raw, path)[1], path)  # values only: the fast reader
+        return value if isinstance(value, dict) else {}
 
     def handler(self, target: Target, registration: Optional[Registration] = None,
                 earlier: Sequence[tuple] = ()) -> entries.Wanted:
@@ -131,17 +140,11 @@ class Codex(route.PluginRouted):
         the hook as written. Empty when hooks.json is absent or unreadable (the
         registrations say why). Raises ConfigError when config.toml cannot be read."""
         raw = files.read(self.hooks_path())
-        try:
-            doc = json.loads(raw.decode("utf-8")) if raw is not None else None
-        except (ValueError, RecursionError):
-            return []
+        doc = json_or_none(raw) if raw is not None else None
         hooks = doc.get("hooks") if isinstance(doc, dict) else None
         if not isinstance(hooks, dict):
             return []
-        config = files.read(self.toml_path())
-        records = (codextrust.records(tomlconfig.read_value(textblock.decode(config, self.toml_path())[1],
-                                                            self.toml_path()))
-                   if config is not None else {})
+        records = codextrust.records(self.config_values())
         # Codex names hooks.json by its folder's real path.
         source = os.path.join(os.path.realpath(self.home_dir()), "hooks.json")
         found = []

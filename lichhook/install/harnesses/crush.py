@@ -143,14 +143,14 @@ class Crush(harness.EntryHarness):
                 return None
             text = _decode(raw, rc)
             begin = _lich_open(text)
-            span = textblock.find(text, begin, lichtools.CRUSH_CLOSE, _is_lich_line) if begin else None
+            span = textblock.find(text, begin, lichplugin.CRUSH_CLOSE, _is_lich_line) if begin else None
             if lich is None:
-                new = textblock.remove(text, begin, lichtools.CRUSH_CLOSE, _is_lich_line) if begin else text
+                new = textblock.remove(text, begin, lichplugin.CRUSH_CLOSE, _is_lich_line) if begin else text
             elif span:
                 new = text[:span[0]] + lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text)) + text[span[1]:]
             else:
                 block = lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text))
-                new = textblock.put(text, block, lichtools.crush_open(harness_claim(self)), lichtools.CRUSH_CLOSE, _is_lich_line)
+                new = textblock.put(text, block, lichtools.crush_open(harness_claim(self)), lichplugin.CRUSH_CLOSE, _is_lich_line)
             return raw if new == text else new.encode("utf-8")
 
         return files.Edit(rc, change)
@@ -203,13 +203,13 @@ def _lich_open(text: str) -> Optional[str]:
     """The open marker line of lichhook's lich-plugin block (its note follows it), or None."""
     lines = text.splitlines()
     for k, line in enumerate(lines[:-1]):
-        if line.startswith(lichplugin.CRUSH_OPEN) and lines[k + 1] == lichtools.CRUSH_NOTE:
+        if line.startswith(lichplugin.CRUSH_OPEN) and lines[k + 1] == lichplugin.LICHHOOK_CRUSH_NOTE:
             return line
     return None
 
 
 def _is_lich_line(line: str) -> bool:
-    return line == lichtools.CRUSH_NOTE or line.startswith(f"mcp add {lichtools.NAME} ")
+    return line == lichplugin.LICHHOOK_CRUSH_NOTE or line.startswith(f"mcp add {lichtools.NAME} ")
 
 
 def is_own_line(line: str) -> bool:

@@ -279,7 +279,7 @@ class Omp(JsModuleHarness):
             return []
         registered = None
         if self.owns_lich_server() or lichplugin.JS_MARKER.encode() in raw:
-            registered = _lich_command(self.mcp_path())
+            registered = lichtools.registered(self.mcp_path())
         return [lichtools.check(self.name, harness_claim(self), registered, self.env.environ, self.env.windows, whole=True)]
 
     def registrations(self, target: Target) -> List[harness.Registered]:
@@ -385,15 +385,3 @@ def opencode_install_pending(folder: str) -> Optional[str]:
     if not missing:
         return None
     return f"has no package-lock.json entry for {', '.join(missing)}"
-
-
-def _lich_command(path: str) -> Optional[str]:
-    """The command of ``mcpServers.lich`` in the JSON document at ``path``, or None."""
-    try:
-        raw = files.read(path)
-        servers = json.loads(raw.decode("utf-8-sig")).get("mcpServers") if raw else None
-        entry = servers.get(lichtools.NAME) if isinstance(servers, dict) else None
-    except (ValueError, AttributeError, ConfigError):
-        return None
-    command = entry.get("command") if isinstance(entry, dict) else None
-    return command if isinstance(command, str) and command else None

@@ -45,7 +45,7 @@ def json_bytes(value: object) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=True) + "\n").encode("utf-8")
 
 
-def hooks_file(name: str, handler: Callable[[Registration], dict], flat: bool = False) -> dict:
+def hooks_file(name: str, handler: Callable[[Registration], dict]) -> dict:
     """``{"hooks": {event: [{matcher?, hooks: [...]}]}}`` for harness ``name``: one group per
     event (with the descriptor's matcher), one handler per registration, in its order."""
     events: Dict[str, List[dict]] = {}

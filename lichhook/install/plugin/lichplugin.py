@@ -22,7 +22,7 @@ it with the plugin, so an install found here is lichhook's own when its folder h
 from __future__ import annotations
 
 import os
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, NamedTuple, Optional
 
 from lichhook.install.plugin import harnesscli
 from lichhook.install.config import jsontext
@@ -37,7 +37,6 @@ KEY = f"{PLUGIN}@{MARKETPLACE}"
 UPSTREAM = "omartelo/lich-plugin"
 OURS_FILE = "lichhook-plugin.txt"
 JS_MARKER = "// lich-plugin v"
-JS_FILE = "lich.js"
 CRUSH_OPEN = "# >>> lich-plugin v"
 CRUSH_CLOSE = "# <<< lich-plugin <<<"
 # What lichhook writes in the places lich reads its plugin from (``lichtools``), telling its
@@ -46,21 +45,19 @@ LICHHOOK_CRUSH_NOTE = "# lichhook's: lich's MCP server for Crush ('lichhook unin
 LICHHOOK_SIGNATURE = "(added by 'lichhook install antigravity')."
 
 
-class Sighting:
+class Sighting(NamedTuple):
     """lich-plugin (or lichhook in its layout, ``ours``) installed in one harness.
     ``where``: the file or command it was read from; ``remove``: the command that takes
     it out; ``restore``: the command that puts lich-plugin back; ``path``: the file or
     folder that is the install (the harnesses without a plugin CLI)."""
 
-    def __init__(self, harness: str, where: str, version: str, ours: bool, remove: str, restore: str,
-                 path: Optional[str] = None) -> None:
-        self.harness = harness
-        self.where = where
-        self.version = version
-        self.ours = ours
-        self.remove = remove
-        self.restore = restore
-        self.path = path
+    harness: str
+    where: str
+    version: str
+    ours: bool
+    remove: str
+    restore: str
+    path: Optional[str] = None
 
     def describe(self) -> str:
         who = "lichhook, where lich reads lich-plugin" if self.ours else "lich-plugin"
@@ -200,14 +197,8 @@ def marker_version(raw: bytes, prefix: str) -> Optional[str]:
     return None
 
 
-def js_module(h: Harness) -> str:
-    if h.name == "opencode":
-        return os.path.join(h.config_dir(), "plugin", JS_FILE)  # type: ignore[attr-defined]
-    return os.path.join(h.agent_dir(), "extensions", JS_FILE)  # type: ignore[attr-defined]
-
-
 def _module(h: Harness) -> List[Sighting]:
-    path = js_module(h)
+    path = h.module_path()  # type: ignore[attr-defined]
     raw = files.read(path)
     version = marker_version(raw, JS_MARKER) if raw is not None else None
     if version is None:
@@ -244,13 +235,9 @@ def _crush(h: Harness) -> List[Sighting]:
                      restore="", path=path)]
 
 
-def antigravity_folder(h: Harness) -> str:
-    return os.path.join(h.gemini_dir(), "config", "plugins", PLUGIN)  # type: ignore[attr-defined]
-
-
 def _antigravity(h: Harness) -> List[Sighting]:
-    folder = antigravity_folder(h)
-    manifest = os.path.join(folder, "plugin.json")
+    manifest = h.marker_manifest()  # type: ignore[attr-defined]
+    folder = os.path.dirname(manifest)
     data = _read_json(manifest, "Antigravity's plugin manifest")
     version = _text(data, "version")
     if not version:

@@ -34,23 +34,22 @@ from typing import Callable, List, Optional, Tuple
 from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.config.jsonedit import Doc
-from lichhook.install.plugin.lichplugin import LICHHOOK_CRUSH_NOTE
+from lichhook.install.errors import ConfigError
+from lichhook.install.plugin.lichplugin import CRUSH_CLOSE, CRUSH_OPEN, JS_MARKER, LICHHOOK_CRUSH_NOTE
 from lichhook.install.quoting import sh_quote
 
 NAME = "lich"  # lich's relay.MCPServerName
 
 
 def js_marker(version: str) -> str:
-    return (f"// lich-plugin v{version} — lichhook's module: lich reads this line as its plugin installed, "
+    return (f"{JS_MARKER}{version} — lichhook's module: lich reads this line as its plugin installed, "
             "with lich's tools; `lichhook uninstall` removes the file")
 
 
 def crush_open(version: str) -> str:
-    return f"# >>> lich-plugin v{version} >>>"
+    return f"{CRUSH_OPEN}{version} >>>"
 
 
-CRUSH_CLOSE = "# <<< lich-plugin <<<"
-CRUSH_NOTE = LICHHOOK_CRUSH_NOTE
 # Where lich's own packages install it (omartelo/lich build/: nfpm.yaml, darwin/bundle.sh, windows/lich.iss).
 LOCATIONS = {"linux": "/usr/local/bin/lich", "darwin": "/Applications/lich.app/Contents/MacOS/lich"}
 
@@ -80,15 +79,32 @@ def server(lich: str) -> dict:
 WHERE = ("mcpServers", NAME)
 
 
-def has_server(path: str) -> bool:
-    """Whether the JSON document at ``path`` has a ``mcpServers.lich`` entry."""
+def _servers(path: str) -> dict:
+    """The ``mcpServers`` of the JSON document at ``path``: {} when it has none or is not
+    JSON (the edit itself refuses such a file, naming it). Raises ConfigError when unreadable."""
     raw = files.read(path)
     try:
         doc = json.loads(raw.decode("utf-8-sig")) if raw else {}
     except (ValueError, RecursionError):
-        return False  # the edit itself refuses the file, naming it
+        return {}
     servers = doc.get("mcpServers") if isinstance(doc, dict) else None
-    return isinstance(servers, dict) and NAME in servers
+    return servers if isinstance(servers, dict) else {}
+
+
+def has_server(path: str) -> bool:
+    """Whether the JSON document at ``path`` has a ``mcpServers.lich`` entry."""
+    return NAME in _servers(path)
+
+
+def registered(path: str) -> Optional[str]:
+    """The ``command`` of ``mcpServers.lich`` in the JSON document at ``path``, or None
+    (no such entry, no command lich's repair could run, or a file that cannot be read)."""
+    try:
+        entry = _servers(path).get(NAME)
+    except ConfigError:
+        return None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    return command if isinstance(command, str) and command else None
 
 
 def put_server(doc: Doc, path: str, lich: str) -> None:
@@ -105,7 +121,7 @@ def take_server(doc: Doc, keep: Callable[[tuple], Optional[str]]) -> None:
 
 def crush_block(lich: str, version: str, newline: str = "\n") -> str:
     line = f"mcp add {NAME} --type stdio --command {sh_quote(lich)} --args mcp --timeout 10"
-    return newline.join([crush_open(version), CRUSH_NOTE, line, CRUSH_CLOSE]) + newline
+    return newline.join([crush_open(version), LICHHOOK_CRUSH_NOTE, line, CRUSH_CLOSE]) + newline
 
 
 def crush_command(block: str) -> Optional[str]:

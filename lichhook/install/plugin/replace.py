@@ -14,9 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from typing import List
-
-from lichhook.install.plugin import harnesscli, lichplugin
+from lichhook.install.plugin import harnesscli, lichplugin, route
 from lichhook.install.copies import stable
 from lichhook.install.disk import files
 from lichhook.install.harness import Harness
@@ -33,7 +31,7 @@ def set_aside_dir(harness: str) -> str:
 def remove(h: Harness, seen: Sighting) -> str:
     """Take ``seen`` out of ``h``; return the command that puts it back. Raises
     ConfigError (naming the command that failed) when it cannot."""
-    if h.name in ("claude", "codex"):
+    if isinstance(h, route.PluginRouted):
         return _through_cli(h, seen)
     if seen.path is None:
         raise ConfigError(f"lichhook does not know how to remove {seen.describe()}; {seen.remove}")
@@ -51,17 +49,12 @@ def remove(h: Harness, seen: Sighting) -> str:
 
 
 def _through_cli(h: Harness, seen: Sighting) -> str:
-    program = h.env.which(h.name)
+    program = route.program(h)
     if not program:
         raise ConfigError(f"lich-plugin is installed in {h.title} but `{h.name}` is not on PATH to remove it with; "
                           f"put it on PATH and run again, or run: {seen.remove}")
-    if h.name == "claude":
-        steps: List[List[str]] = [["plugin", "uninstall", lichplugin.KEY],
-                                  ["plugin", "marketplace", "remove", lichplugin.MARKETPLACE]]
-    else:
-        steps = [["plugin", "remove", lichplugin.KEY], ["plugin", "marketplace", "remove", lichplugin.MARKETPLACE]]
-    for i, args in enumerate(steps):
-        result = harnesscli.run(program, args, h.env.environ, change=True)
+    for i, command in enumerate(lichplugin.REMOVE[h.name].split(" && ")):  # the plugin, then its marketplace
+        result = harnesscli.run(program, command.split()[1:], h.env.environ, change=True)
         if not result.ok and i == 0:
             raise ConfigError(f"could not remove lich-plugin from {h.title}: {result.describe()}; nothing else "
                               f"was changed. Remove it yourself ({seen.remove}), then run install again")

@@ -13,9 +13,10 @@ nothing runs twice. ``uninstall`` removes the plugin and the marketplace the sam
 When the CLI is not on PATH, or too old to have a ``plugin`` command, the config route
 runs instead (install says so), and lich reads lichhook as not installed there.
 
-This module is the one owner of the route's facts: which harnesses have it, where the
-marketplace is, what the harness recorded (``installed``) and the registrations the
-installed plugin carries (``registrations``, which ``doctor`` reads through the harness).
+This module is the one owner of the route's facts: which harnesses have it (those built
+on ``PluginRouted``), where the marketplace is, what the harness recorded (``installed``)
+and the registrations the installed plugin carries (``registrations``, which ``doctor``
+reads through the harness).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from typing import Dict, List, Optional, Set
 
 from lichhook.install import harness
 from lichhook.install.plugin import harnesscli, layout, lichplugin, skills
-from lichhook.install.config import textblock, tomlconfig
 from lichhook.install.copies import stable
 from lichhook.install.disk import files
 from lichhook.install.harness import Registered, Harness
@@ -33,7 +33,6 @@ from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.claim import harness_claim
 from lichhook.install.copies.target import Target
 
-HARNESSES = ("claude", "codex")
 # Set to 1 to keep a harness on the config route even where its plugin CLI works.
 CONFIG_ONLY = "LICHHOOK_NO_PLUGIN_ROUTE"
 
@@ -70,19 +69,10 @@ def plugin_files(h: Harness, target: Target) -> Dict[str, bytes]:
 
 
 def edits(h: Harness, target: Target) -> List[files.Edit]:
-    """The marketplace's files, written whole (a folder only lichhook writes)."""
+    """The marketplace's files, written whole: every file in that folder is lichhook's."""
     folder = marketplace_dir(h.name)
-    out = []
-    for rel, data in sorted(plugin_files(h, target).items()):
-        out.append(files.Edit(os.path.join(folder, *rel.split("/")), _whole(data), backup=False))
-    return out
-
-
-def _whole(data: bytes):  # type: ignore[no-untyped-def]
-    def transform(raw: Optional[bytes], notes: List[str]) -> Optional[bytes]:
-        return data
-
-    return transform
+    return [files.write_owned(os.path.join(folder, *rel.split("/")), data, lambda raw: True)
+            for rel, data in sorted(plugin_files(h, target).items())]
 
 
 def installed(h: Harness) -> Optional[lichplugin.Sighting]:
@@ -143,18 +133,8 @@ def checks(h: Harness, target: Target) -> List[tuple]:
                       f"its copy of a plugin whose version is unchanged)")] if root else [])
 
 
-def _codex_config(h: Harness) -> dict:
-    """Codex's config.toml as values ({} when absent)."""
-    path = os.path.join(h.home_dir(), "config.toml")  # type: ignore[attr-defined]
-    raw = files.read(path)
-    if raw is None:
-        return {}
-    value = tomlconfig.read_value(textblock.decode(raw, path)[1], path)  # values only: the fast reader
-    return value if isinstance(value, dict) else {}
-
-
 def _codex_marketplace_source(h: Harness) -> Optional[str]:
-    marketplaces = _codex_config(h).get("marketplaces")
+    marketplaces = h.config_values().get("marketplaces")  # type: ignore[attr-defined]
     entry = marketplaces.get(lichplugin.MARKETPLACE) if isinstance(marketplaces, dict) else None
     source = entry.get("source") if isinstance(entry, dict) else None
     return source if isinstance(source, str) else None
@@ -275,7 +255,7 @@ def plugin_roots(h: Harness) -> List[str]:
         entry = lichplugin.claude_entry(h)
         roots = [entry.get("installPath")] if entry else []
     elif h.name == "codex":
-        plugins = _codex_config(h).get("plugins")
+        plugins = h.config_values().get("plugins")  # type: ignore[attr-defined]
         table = plugins.get(lichplugin.KEY) if isinstance(plugins, dict) else None
         if not isinstance(table, dict) or table.get("enabled") is False:
             return []
@@ -293,7 +273,7 @@ def beside_config(h: Harness) -> List[lichplugin.Sighting]:
     """lichhook's plugin as the harness's files record it, when install would write
     config entries beside it (the config route: no CLI to update the plugin with): both
     would run, so every report would be sent twice."""
-    if h.name not in HARNESSES or route_problem(h) is None:
+    if not isinstance(h, PluginRouted) or route_problem(h) is None:
         return []
     return [lichplugin.Sighting(h.name, f"{root}; {route_problem(h)}", os.path.basename(root), True,
                                 lichplugin.REMOVE[h.name], "") for root in plugin_roots(h)]
@@ -318,7 +298,7 @@ def twice(h: Harness, found: List[Registered]) -> Optional[tuple]:
 
 def route_problem(h: Harness) -> Optional[str]:
     """Why ``h`` takes the config route (None: the plugin route), asked once per run."""
-    if h.name not in HARNESSES:
+    if not isinstance(h, PluginRouted):
         return "no plugin manager"
     cached = getattr(h, "_route_problem", False)
     if cached is False:
@@ -329,13 +309,13 @@ def route_problem(h: Harness) -> Optional[str]:
 
 def dry_run(h: Harness) -> List[str]:
     """What install would ask the harness's CLI, in words (nothing for the config route)."""
-    if h.name not in HARNESSES or route_problem(h) is not None:
+    if not isinstance(h, PluginRouted) or route_problem(h) is not None:
         return []
     return [f"{h.title} ({h.name}): would then run `{h.name} plugin marketplace add {marketplace_dir(h.name)}` "
             f"(or refresh it) and install {lichplugin.KEY} from it"]
 
 
-def finish_install(h: Harness, target: Target, owners: object) -> List[str]:
+def finish_install(h: PluginRouted, target: Target, owners: object) -> List[str]:
     """After install wrote ``h``'s files: the CLI step of the plugin route, or, when it
     fails, the config route after all (sessions must report either way), unless the
     harness records lichhook's plugin anyway (a CLI that failed or was stopped after it
@@ -352,18 +332,16 @@ def finish_install(h: Harness, target: Target, owners: object) -> List[str]:
             raise ConfigError(f"{exc}; {h.title} records lichhook's plugin as installed all the same ({kept[0]}), "
                               f"so it reports through that, and lichhook wrote no entries into its config beside "
                               f"it (every report would be sent twice)") from None
-        for edit in h.config_install(target):  # type: ignore[attr-defined]
+        for edit in h.config_install(target):
             files.apply(edit, owners)  # type: ignore[arg-type]
         return [f"{exc}; lichhook's hooks went into {h.title}'s config instead, where lich does not look for its "
                 f"companion plugin"]
 
 
-def finish_uninstall(h: Harness, target: Target) -> List[str]:
+def finish_uninstall(h: PluginRouted, target: Target) -> List[str]:
     """After uninstall took ``h``'s config entries out: the plugin, its marketplace, and
     the marketplace's folder once the harness no longer lists it (a marketplace whose
     folder is gone makes ``codex plugin list``, which lich reads, fail)."""
-    if h.name not in HARNESSES:
-        return []
     lines = remove(h)
     folder, found = marketplace_dir(h.name), program(h)
     if found and _same(_marketplace_source(h) or "", folder):  # left without its plugin
