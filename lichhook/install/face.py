@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import shutil
 import sys
-from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+from lichhook.install.copies import stable
+from lichhook.install.copies.target import current_python
+from lichhook.install.quoting import ps_command, sh_quote
 
 try:
     import ctypes
@@ -129,6 +133,28 @@ def from_home(text: str, home: Optional[str], windows: bool) -> str:
     return text.replace(home + ("\\" if windows else "/"), "%USERPROFILE%\\" if windows else "~/")
 
 
+def say(stream: object, *lines: str) -> None:
+    """Each line, ended, on ``stream``: how install, uninstall and doctor write."""
+    for line in lines:
+        stream.write(line + "\n")  # type: ignore[attr-defined]
+
+
+def fail(command: str, text: str) -> None:
+    """What stopped ``command``, on stderr, named for it."""
+    say(sys.stderr, f"lichhook {command}: {text}")
+
+
+def command_line(words: List[str], python: Optional[str] = None) -> str:
+    """The line a person types to run this archive's ``words``: with ``python`` when it is
+    the interpreter that must run it. On Windows a PowerShell line naming the Python that
+    runs this one when no other is needed: there ``python3`` is the Store's installer stub
+    on a python.org install, and POSIX quotes do not quote."""
+    archive = stable.running_archive_or_none() or "lichhook.pyz"
+    if sys.platform == "win32":
+        return ps_command([python or current_python(), archive, *words])
+    return " ".join([sh_quote(python) if python else "python3", sh_quote(archive), *words])
+
+
 # -- doctor -----------------------------------------------------------------------------
 
 def state_of(harness: Mapping[str, object], problems: Sequence[Tuple[Problem, List[str]]]) -> str:
@@ -212,17 +238,46 @@ class FromHome:
         self.stream.flush()  # type: ignore[attr-defined]
 
 
-def changes_line(name: str, planned: Sequence[object]) -> str:
+# (harness, what happened to it) pairs: its planned or written files, or its errors
+Pairs = Sequence[Tuple[Any, Sequence[Any]]]
+
+
+def _shown(planned: Sequence[Any]) -> list:
+    """The files worth a word: those there before or after."""
+    return [p for p in planned if not (p.before is None and p.after is None)]
+
+
+def plan_lines(plans: Pairs) -> List[str]:
+    """``--dry-run``: per harness, what would happen to each file, its notes and its diff."""
+    lines = []
+    for h, planned in plans:
+        lines.append(f"{h.title} ({h.name}):")
+        if not _shown(planned):
+            lines.append("  nothing to do")
+        for p in _shown(planned):
+            lines.append(f"  {p.describe(True)}")
+            lines += [f"    note: {note}" for note in p.notes]
+            if p.changed:
+                lines += [f"    {line}" for line in p.diff().splitlines()]
+    return lines
+
+
+def changes_line(name: str, planned: Sequence[Any]) -> str:
     """``name: created a, b; changed c``: one harness's files, by what happened to them."""
     verbs: Dict[str, List[str]] = {}
-    for p in planned:
-        if p.before is None and p.after is None:  # type: ignore[attr-defined]
-            continue  # neither there before nor after: nothing to say
-        words = p.describe()  # type: ignore[attr-defined]
-        at = words.index(p.path)  # type: ignore[attr-defined]
+    for p in _shown(planned):
+        words = p.describe()
+        at = words.index(p.path)
         verbs.setdefault(words[:at].strip(), []).append(words[at:])
     return f"{name}: " + ("; ".join(f"{verb} {', '.join(paths)}" for verb, paths in verbs.items())
                           or "nothing to do")
+
+
+def done_lines(done: Pairs, notes: Sequence[Tuple[str, str, str]]) -> List[str]:
+    """One line per harness, with what happened to its files; below, ``notes`` and the
+    files' own, grouped."""
+    notes = [*notes, *((h.name, h.title, note) for h, planned in done for p in planned for note in p.notes)]
+    return [changes_line(h.name, planned) for h, planned in done] + note_lines(notes)
 
 
 def note_lines(notes: Iterable[Tuple[str, str, str]]) -> List[str]:
@@ -241,14 +296,31 @@ def note_lines(notes: Iterable[Tuple[str, str, str]]) -> List[str]:
     return lines
 
 
-def closing_line(command: str, names: Sequence[str], changed: int, todo: bool, doctor: str) -> str:
-    """What changed, and the next step."""
+def refusal_lines(command: str, failed: Pairs, skipped: Pairs, others_done: bool) -> List[str]:
+    """For stderr: each error of a harness that failed or was skipped, then which were
+    skipped whole and whether the others were done."""
+    lines = [f"lichhook {command}: {h.name}: {e}" for h, errors in [*failed, *skipped] for e in errors]
+    names = ", ".join(h.name for h, _ in skipped)
+    if skipped and others_done:
+        lines.append(f"Skipped {names}: nothing was changed for {'it' if len(skipped) == 1 else 'them'}; "
+                     "the other harnesses were done.")
+    elif skipped:
+        lines.append(f"Skipped {names}. Nothing was changed.")
+    return lines
+
+
+def closing_line(command: str, done: Pairs, failed: Pairs, todo: bool) -> str:
+    """What changed in the harnesses that did not fail, and the next step."""
+    broken = {h.name for h, _ in failed}
+    names = [h.name for h, _ in done if h.name not in broken]
+    changed = sum(1 for h, applied in done if h.name not in broken for p in applied if p.changed)
     if not names:
         return f"done: nothing was {command}ed."
     where = ", ".join(names)
     files = f"{changed} {'file' if changed == 1 else 'files'} changed"
     if command == "uninstall":
         return f"done: lichhook removed from {where} ({files})."
+    doctor = command_line(["doctor"])
     if not changed:
         return f"done: nothing to change; lichhook is registered in {where}. To check it runs: {doctor}"
     first = "do what the notes above ask, then " if todo else ""
