@@ -62,8 +62,12 @@ def said(p: Problem, texts: Sequence[str]) -> str:
     return f"{len(texts)} {p.cause}" if p.cause and len(texts) > 1 else texts[0]
 
 
-def problem_lines(problems: Iterable[Finding], lead: str = "problem: ", fix: str = "Fix: ") -> List[str]:
-    return [f"{lead}{p.harness}: {said(p, texts)}. {fix}{p.fix}" for p, texts in grouped(problems)]
+def problem_line(harness: str, said: str, fix: str, lead: str = "problem: ") -> str:
+    return f"{lead}{harness}: {said}. Fix: {fix}"
+
+
+def problem_lines(problems: Iterable[Finding], lead: str = "problem: ") -> List[str]:
+    return [problem_line(p.harness, said(p, texts), p.fix, lead) for p, texts in grouped(problems)]
 
 
 class Style:
@@ -207,7 +211,7 @@ def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> Li
              f"{'live runs against a stand-in lich' if data['live_runs'] else 'configs read only (--no-run)'})"]
     by_harness: Dict[str, List[str]] = {}
     for p in data["problems"]:  # type: ignore[attr-defined]
-        by_harness.setdefault(p["harness"], []).append(f"problem: {p['harness']}: {p['said']}. Fix: {p['fix']}")
+        by_harness.setdefault(p["harness"], []).append(problem_line(p["harness"], p["said"], p["fix"]))
     for h in data["harnesses"]:  # type: ignore[attr-defined]
         lines.append(f"{style.mark(h['state'])} {h['name']:<12} {_what(h)}")
         lines += by_harness.pop(h["name"], [])
@@ -221,6 +225,31 @@ def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> Li
                  f"verdict: {count} {'problem' if count == 1 else 'problems'}; fix, then run doctor again")
     lines.append(f"every registration, run and failure: {verbose}")
     return lines
+
+
+def verdict_lines(problems: Sequence[Finding]) -> List[str]:
+    """doctor --verbose's last lines: every problem as it was found, with its fix."""
+    return [problem_line(*p[:3]) for p in problems] or ["verdict: no problem found"]
+
+
+def registration_lines(found: Any, python: str, archive: str) -> List[str]:
+    """doctor --verbose: one registration (a ``Registered``), with whether its Python and
+    archive are there (``python``, ``archive``), and what in it lichhook did not write."""
+    tag = "" if found.ours else " (another lichhook archive)"
+    lines = [f"    {found.label} in {found.path}{tag}",
+             f"      command: {found.text}",
+             f"      python:  {found.python} ({python})",
+             f"      archive: {found.archive} ({archive})"]
+    if found.additions:
+        lines.append(f"      customised (install keeps it): {'; '.join(found.additions)}")
+    if found.foreign:
+        lines.append(f"      not lichhook's: {'; '.join(found.foreign)}")
+    return lines
+
+
+def checked_line(what: str, said: str) -> str:
+    """doctor --verbose: what checking a registration's ``what`` (its run, its bytecode) showed."""
+    return f"      {what + ':':<8} {said}"
 
 
 # -- install and uninstall ----------------------------------------------------------------
