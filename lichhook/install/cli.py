@@ -19,8 +19,8 @@ from lichhook.install.plugin import claim, lichplugin, replace, route
 from lichhook.install.copies import assemble, madefolders, stable
 from lichhook.install.disk import files, ownership
 from lichhook.install.copies.assemble import oldest_python
-from lichhook.install.face import (FromHome, Problem, Progress, closing_line, done_lines, fail, plan_lines, problem_lines,
-                                   refusal_lines, say)
+from lichhook.install.face import (FromHome, Problem, Progress, closing_line, done_lines, fail, plan_lines,
+                                   problem_lines, refuse, say)
 from lichhook.install.harness import Env
 from lichhook.install.errors import AssembleError, ConfigError
 from lichhook.install.disk.ownership import Owners, become_home_owner, run_problem
@@ -186,13 +186,13 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
                    for h, _ in plans for seen in replacing.get(h.name, ())))
         say(out, *plan_lines(plans), *(line for h, _ in plans for line in route.dry_run(h)))
         say(out, "Dry run: nothing was changed.")
-        say(sys.stderr, *refusal_lines("install", [], skipped, False))
+        refuse("install", [], skipped, False)
         return 1 if skipped else 0
     if plans:
         plans, unreplaced = _replace(plans, replacing, out)
         skipped += unreplaced
     if not plans:
-        say(sys.stderr, *refusal_lines("install", [], skipped, False))
+        refuse("install", [], skipped, False)
         return 1
     owners = _owners(env)
     try:
@@ -201,7 +201,7 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     except ConfigError as exc:
         fail("install", str(exc) + ("" if getattr(exc, "partly_done", False) else "\nNothing was changed."))
         return 1
-    out = _from_home(env)
+    out = FromHome(sys.stdout, env.home_or_none(), env.windows)
     runs = f"the hooks run {target.python} {target.archive}"
     say(out, f"archive: copied {shown} to {dest}, compiled for Python {bytecode.version}; {runs}" if copy
         else f"archive: {dest} (up to date); {runs}")
@@ -215,7 +215,7 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
             notes += [(h.name, h.title, note) for note in h.notes(target)]
         todo += [Problem(h.name, problem, fix, *cause) for _, problem, fix, *cause in _checks(h, target) if problem]
     say(out, *done_lines(done, notes), *problem_lines(todo, "note: "))
-    say(sys.stderr, *refusal_lines("install", failed, skipped, True))
+    refuse("install", failed, skipped, True)
     say(out, *_tend_copies(env, target, source=source, owners=owners))
     _remember_folders(target, owners)
     say(out, closing_line("install", done, failed, bool(todo)))
@@ -239,11 +239,6 @@ def _claim(done: list, target: Target, env: Env, owners: Owners, out) -> None:
     measured = f"lich {lich.version}" if lich.version else "an unknown lich"
     say(out, f"lich-plugin release named for {measured} ({lich.how}): "
         + ", ".join(f"{h.name} {claims[h.name]}" for h, _ in done))
-
-
-def _from_home(env: Env):  # type: ignore[no-untyped-def]
-    """stdout, with the paths in the home written from it."""
-    return FromHome(sys.stdout, env.home_or_none(), env.windows)
 
 
 def _remember_folders(target: Target, owners: Optional[Owners]) -> None:
@@ -285,7 +280,8 @@ def _replace(plans: list, replacing: dict, out) -> tuple:
         try:
             for seen in replacing.get(h.name, ()):
                 back = replace.remove(h, seen)
-                say(out, f"{h.title} ({h.name}): removed {seen.describe()}" + (f"; to put it back: {back}" if back else ""))
+                say(out, f"{h.title} ({h.name}): removed {seen.describe()}"
+                    + (f"; to put it back: {back}" if back else ""))
         except ConfigError as exc:
             failed.append((h, [str(exc)]))
             continue
@@ -328,16 +324,16 @@ def _uninstall(argv: List[str]) -> int:
     out = sys.stdout
     if args.dry_run:
         say(out, *plan_lines(plans), "Dry run: nothing was changed.")
-        say(sys.stderr, *refusal_lines("uninstall", [], skipped, False))
+        refuse("uninstall", [], skipped, False)
         return 1 if skipped else 0
-    out = _from_home(env)
+    out = FromHome(sys.stdout, env.home_or_none(), env.windows)
     done, failed = _apply(plans, _owners(env), "uninstall")
     notes: list = []
     _after(done, failed, lambda h: h.after_uninstall(target), "uninstall", notes)
     say(out, *done_lines(done, notes))
-    say(sys.stderr, *refusal_lines("uninstall", failed, skipped, bool(plans)))
+    refuse("uninstall", failed, skipped, bool(plans))
     say(out, *_tend_copies(env, target))
-    madefolders.prune(target.root, out, _owners(env))
+    say(out, *madefolders.prune(target.root, _owners(env)))
     say(out, closing_line("uninstall", done, failed, False))
     return 1 if skipped or failed else 0
 

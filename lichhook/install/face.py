@@ -62,8 +62,8 @@ def said(p: Problem, texts: Sequence[str]) -> str:
     return f"{len(texts)} {p.cause}" if p.cause and len(texts) > 1 else texts[0]
 
 
-def problem_line(harness: str, said: str, fix: str, lead: str = "problem: ") -> str:
-    return f"{lead}{harness}: {said}. Fix: {fix}"
+def problem_line(harness: str, text: str, fix: str, lead: str = "problem: ") -> str:
+    return f"{lead}{harness}: {text}. Fix: {fix}"
 
 
 def problem_lines(problems: Iterable[Finding], lead: str = "problem: ") -> List[str]:
@@ -263,9 +263,6 @@ class FromHome:
     def write(self, text: str) -> int:
         return self.stream.write(from_home(text, self.home, self.windows))  # type: ignore[attr-defined, no-any-return]
 
-    def flush(self) -> None:
-        self.stream.flush()  # type: ignore[attr-defined]
-
 
 # (harness, what happened to it) pairs: its planned or written files, or its errors
 Pairs = Sequence[Tuple[Any, Sequence[Any]]]
@@ -325,8 +322,8 @@ def note_lines(notes: Iterable[Tuple[str, str, str]]) -> List[str]:
     return lines
 
 
-def refusal_lines(command: str, failed: Pairs, skipped: Pairs, others_done: bool) -> List[str]:
-    """For stderr: each error of a harness that failed or was skipped, then which were
+def refuse(command: str, failed: Pairs, skipped: Pairs, others_done: bool) -> None:
+    """On stderr: each error of a harness that failed or was skipped, then which were
     skipped whole and whether the others were done."""
     lines = [f"lichhook {command}: {h.name}: {e}" for h, errors in [*failed, *skipped] for e in errors]
     names = ", ".join(h.name for h, _ in skipped)
@@ -335,7 +332,7 @@ def refusal_lines(command: str, failed: Pairs, skipped: Pairs, others_done: bool
                      "the other harnesses were done.")
     elif skipped:
         lines.append(f"Skipped {names}. Nothing was changed.")
-    return lines
+    say(sys.stderr, *lines)
 
 
 def closing_line(command: str, done: Pairs, failed: Pairs, todo: bool) -> str:

@@ -232,7 +232,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and live is None:
             say(out, checked_line("bytecode", "not checked (--no-run starts no interpreter)"))
         elif f.ours and _exists(f.python) == "exists":
-            mismatch = _bytecode_mismatch(f.archive, f.python, magics)
+            mismatch = bytecode_mismatch(Path(f.archive), f.python, magics.of(f.python))
             if mismatch:
                 problems.append(Problem(h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python),
                                         f"commands run {f.python} with an archive compiled for another Python",
@@ -315,10 +315,10 @@ def _unreadable(h, exc: ConfigError) -> Problem:
     return Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True)
 
 
-def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list] = None,
-                 shows: Optional[list] = None) -> bool:
-    """Print where lich would read its companion plugin as installed in ``h``; lich-plugin
-    beside lichhook is a problem (both send every report). Whether a plugin lich reads is there."""
+def _lich_plugin(h, out, problems: list, registered: bool, reads: list, shows: list) -> bool:
+    """Print where lich would read its companion plugin as installed in ``h`` (and add it
+    to ``reads``, what lich shows of it to ``shows``); lich-plugin beside lichhook is a
+    problem (both send every report). Whether a plugin lich reads is there."""
     try:
         seen = lichplugin.find(h)
     except ConfigError as exc:
@@ -327,13 +327,11 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
         return False
     for s in seen:
         say(out, f"  lich reads: {s.describe()}")
-        if reads is not None:
-            reads.append(s.describe())
+        reads.append(s.describe())
         if s.ours:
             lines, mismatch = claim.shown(h.name, h.title, s.version, h.env.environ, h.env.windows)
             say(out, *(f"  {line}" for line in lines))
-            if shows is not None:
-                shows += [line.split(": ", 1)[1] for line in lines]
+            shows += [line.split(": ", 1)[1] for line in lines]
             if mismatch:
                 problems.append(Problem(h.name, mismatch[0], mismatch[1], "lich reads a release this lichhook would not name"))
 
@@ -357,11 +355,6 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
             say(out, f"  note: lich-plugin reports for this harness; to move to lichhook: "
                 f"{_install_hint(h.name)} --replace")
     return bool(foreign)
-
-
-
-def _bytecode_mismatch(archive: str, python: str, magics: Magics) -> Optional[str]:
-    return bytecode_mismatch(Path(archive), python, magics.of(python))
 
 
 def _failures(env: Env, out) -> List[str]:
