@@ -105,10 +105,6 @@ def _apply(plans: list, owners: Owners, command: str) -> tuple:
     return done, failed
 
 
-def _owners(env: Env) -> Owners:
-    return Owners(env.home_or_none(), env.environ)
-
-
 def install_main(argv: List[str]) -> int:
     return _guarded("install", _install, argv)
 
@@ -194,7 +190,7 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     if not plans:
         refuse("install", [], skipped, False)
         return 1
-    owners = _owners(env)
+    owners = Owners(env.home_or_none(), env.environ)
     try:
         if copy:
             stable.copy_archive(stable.prepared(source), dest, owners)
@@ -321,19 +317,19 @@ def _uninstall(argv: List[str]) -> int:
     chosen = _choose(parser, args, env, detected_only=False)
     target = Target(current_python(), stable.hooks_for(running_bytecode()))
     plans, skipped = _plan(chosen, target, "uninstall")
-    out = sys.stdout
     if args.dry_run:
-        say(out, *plan_lines(plans), "Dry run: nothing was changed.")
+        say(sys.stdout, *plan_lines(plans), "Dry run: nothing was changed.")
         refuse("uninstall", [], skipped, False)
         return 1 if skipped else 0
     out = FromHome(sys.stdout, env.home_or_none(), env.windows)
-    done, failed = _apply(plans, _owners(env), "uninstall")
+    owners = Owners(env.home_or_none(), env.environ)
+    done, failed = _apply(plans, owners, "uninstall")
     notes: list = []
     _after(done, failed, lambda h: h.after_uninstall(target), "uninstall", notes)
     say(out, *done_lines(done, notes))
     refuse("uninstall", failed, skipped, bool(plans))
     say(out, *_tend_copies(env, target))
-    say(out, *madefolders.prune(target.root, _owners(env)))
+    say(out, *madefolders.prune(target.root, owners))
     say(out, closing_line("uninstall", done, failed, False))
     return 1 if skipped or failed else 0
 

@@ -199,55 +199,9 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         say(out, f"  hooks:      {expected - len(missing)} of {expected} registered as this release writes them"
             + (f"; missing or out of date: {', '.join(missing)}" if missing else ""))
     for f in found:
-        registration = {"label": f.label, "path": f.path, "command": f.text, "python": f.python,
-                        "archive": f.archive, "ours": f.ours, "run": None}
-        seen["registrations"].append(registration)
-        say(out, *registration_lines(f, _exists(f.python), _exists(f.archive)))
-        if f.foreign:
-            # Python runs such an option (code after -c) instead of lichhook's hook: not run
-            # by the live check, named here
-            problems.append(Problem(h.name, f"{f.label} in {f.path} passes Python options lichhook does not "
-                                    f"write, before its archive: {'; '.join(f.foreign)}", f"remove them from that "
-                                    f"entry, or remove the entry and run {_install_hint(h.name)}",
-                                    "commands pass Python options lichhook does not write", broken=True))
-            continue
-        if f.python is None or f.archive is None:
-            problems.append(Problem(h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
-                                    f"run {_install_hint(h.name)} to write it again, or remove that entry from "
-                                    f"{f.path}", "commands lichhook cannot read back", broken=True))
-            continue
-        if _exists(f.python) in ("MISSING", "NOT FOUND on PATH"):
-            problems.append(Problem(h.name, f"{f.label} in {f.path} runs a Python that is missing ({f.python})",
-                                    f"run install {h.name} again with a working Python: {_install_hint(h.name)}"
-                                    if f.ours else f"remove that entry from {f.path}, or point it at a working "
-                                    "Python", f"commands run a Python that is missing ({f.python})", broken=True))
-        if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
-            problems.append(Problem(h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
-                                    _install_hint(h.name) if f.ours else f"remove that entry from {f.path}",
-                                    f"commands run an archive that is missing ({f.archive})", broken=True))
-        elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and run_problem(f.python):
-            problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
-                             f"{run_problem(f.python)}",
-                             f"point it at a Python only root can change: {_install_hint(h.name)}"))
-        elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and live is None:
-            say(out, checked_line("bytecode", "not checked (--no-run starts no interpreter)"))
-        elif f.ours and _exists(f.python) == "exists":
-            mismatch = bytecode_mismatch(Path(f.archive), f.python, magics.of(f.python))
-            if mismatch:
-                problems.append(Problem(h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python),
-                                        f"commands run {f.python} with an archive compiled for another Python",
-                                        broken=True))
-            elif live is not None:
-                if progress is not None:
-                    progress.say(f"doctor: running {h.name}'s {f.label}")
-                outcome = live.check(f, target.windows)
-                say(out, checked_line("run", outcome.said))
-                registration["run"] = {"ok": not outcome.problem and not outcome.said.startswith("not run"),
-                                       "said": outcome.said}
-                if outcome.problem:
-                    fix = f"run {_install_hint(h.name)} {outcome.fix}" if outcome.reinstall else outcome.fix
-                    problems.append(Problem(h.name, outcome.problem, fix or "", "commands fail their live run "
-                                            "(doctor --verbose says how)", broken=True))
+        seen["registrations"].append({"label": f.label, "path": f.path, "command": f.text, "python": f.python,
+                                      "archive": f.archive, "ours": f.ours,
+                                      "run": _registration(h, f, target, out, problems, magics, live, progress)})
     if ours:
         try:
             checks = h.checks(target)
@@ -308,6 +262,62 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     elif reason and not ours and not beside:
         problems.append((h.name, "detected but lichhook is not registered", _install_hint(h.name)))
     return seen
+
+
+def _registration(h, f, target: Target, out, problems: list, magics: Magics, live: Optional[LiveCheck],
+                  progress: Optional[Progress]) -> Optional[dict]:
+    """Check registration ``f`` of harness ``h``: the detail to ``out``, its problems to
+    ``problems``; its live run, as doctor --json shows it (None: it was not run)."""
+    say(out, *registration_lines(f, _exists(f.python), _exists(f.archive)))
+    if f.foreign:
+        # Python runs such an option (code after -c) instead of lichhook's hook: not run
+        # by the live check, named here
+        problems.append(Problem(h.name, f"{f.label} in {f.path} passes Python options lichhook does not "
+                                f"write, before its archive: {'; '.join(f.foreign)}", f"remove them from that "
+                                f"entry, or remove the entry and run {_install_hint(h.name)}",
+                                "commands pass Python options lichhook does not write", broken=True))
+        return None
+    if f.python is None or f.archive is None:
+        problems.append(Problem(h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
+                                f"run {_install_hint(h.name)} to write it again, or remove that entry from "
+                                f"{f.path}", "commands lichhook cannot read back", broken=True))
+        return None
+    if _exists(f.python) in ("MISSING", "NOT FOUND on PATH"):
+        problems.append(Problem(h.name, f"{f.label} in {f.path} runs a Python that is missing ({f.python})",
+                                f"run install {h.name} again with a working Python: {_install_hint(h.name)}"
+                                if f.ours else f"remove that entry from {f.path}, or point it at a working "
+                                "Python", f"commands run a Python that is missing ({f.python})", broken=True))
+    if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
+        problems.append(Problem(h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
+                                _install_hint(h.name) if f.ours else f"remove that entry from {f.path}",
+                                f"commands run an archive that is missing ({f.archive})", broken=True))
+        return None
+    if not f.ours or _exists(f.python) != "exists":
+        return None
+    if f.python != current_python() and run_problem(f.python):
+        problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
+                         f"{run_problem(f.python)}",
+                         f"point it at a Python only root can change: {_install_hint(h.name)}"))
+        return None
+    if f.python != current_python() and live is None:
+        say(out, checked_line("bytecode", "not checked (--no-run starts no interpreter)"))
+        return None
+    mismatch = bytecode_mismatch(Path(f.archive), f.python, magics.of(f.python))
+    if mismatch:
+        problems.append(Problem(h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python),
+                                f"commands run {f.python} with an archive compiled for another Python", broken=True))
+        return None
+    if live is None:
+        return None
+    if progress is not None:
+        progress.say(f"doctor: running {h.name}'s {f.label}")
+    outcome = live.check(f, target.windows)
+    say(out, checked_line("run", outcome.said))
+    if outcome.problem:
+        fix = f"run {_install_hint(h.name)} {outcome.fix}" if outcome.reinstall else outcome.fix
+        problems.append(Problem(h.name, outcome.problem, fix or "", "commands fail their live run "
+                                "(doctor --verbose says how)", broken=True))
+    return {"ok": not outcome.problem and not outcome.said.startswith("not run"), "said": outcome.said}
 
 
 def _unreadable(h, exc: ConfigError) -> Problem:
