@@ -180,8 +180,8 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
             say(out, f"archive: would copy {shown} to {dest}, {compiled}" if copy else f"archive: {dest} is up to date")
         say(out, *(f"{h.title} ({h.name}): would remove {seen.describe()} first"
                    for h, _ in plans for seen in replacing.get(h.name, ())))
-        say(out, *plan_lines(plans), *(line for h, _ in plans for line in route.dry_run(h)))
-        say(out, "Dry run: nothing was changed.")
+        say(out, *plan_lines(plans), *(line for h, _ in plans for line in route.dry_run(h)),
+            "Dry run: nothing was changed.")
         refuse("install", [], skipped, False)
         return 1 if skipped else 0
     if plans:

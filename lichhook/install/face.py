@@ -1,9 +1,11 @@
-"""What doctor and install say to a person at a glance, and doctor's JSON.
+"""What install, uninstall and doctor say to a person, and doctor's JSON.
 
-Every finding is data (a ``Problem``: harness, sentence, fix, and the cause it shares
-with others); this module alone turns it into words. Problems with the same harness,
-cause and fix are one line with their count. Marks and colour only on a terminal, never
-when piped, never with NO_COLOR set; progress only on a terminal.
+They hand over what happened (files planned or written, harnesses skipped, registrations
+and their runs, and every finding as a ``Problem``: harness, sentence, fix, and the
+cause it shares with others); this module alone turns it into lines and writes them.
+Problems with the same harness, cause and fix are one line with their count. Marks and
+colour only on a terminal, never when piped, never with NO_COLOR set; progress only on a
+terminal.
 """
 
 from __future__ import annotations
@@ -137,6 +139,10 @@ def from_home(text: str, home: Optional[str], windows: bool) -> str:
     return text.replace(home + ("\\" if windows else "/"), "%USERPROFILE%\\" if windows else "~/")
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def say(stream: object, *lines: str) -> None:
     """Each line, ended, on ``stream``: how install, uninstall and doctor write."""
     for line in lines:
@@ -186,7 +192,7 @@ def _what(h: Mapping[str, object]) -> str:
     if h["registered"] == "release plugin":
         seen = "lichhook's release plugin"
     elif ours:
-        seen = f"lichhook registered ({len(ours)} {'command' if len(ours) == 1 else 'commands'})"
+        seen = f"lichhook registered ({plural(len(ours), 'command')})"
     elif h["registered"] == "unknown":
         seen = "cannot tell (a config cannot be read)"
     elif not h["lich_reads"]:
@@ -222,7 +228,7 @@ def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> Li
         lines.append(f"recent hook failures: {len(failures)}, the newest: {failures[-1]}")
     count = len(data["problems"])  # type: ignore[arg-type]
     lines.append("verdict: no problem found" if not count else
-                 f"verdict: {count} {'problem' if count == 1 else 'problems'}; fix, then run doctor again")
+                 f"verdict: {plural(count, 'problem')}; fix, then run doctor again")
     lines.append(f"every registration, run and failure: {verbose}")
     return lines
 
@@ -343,7 +349,7 @@ def closing_line(command: str, done: Pairs, failed: Pairs, todo: bool) -> str:
     if not names:
         return f"done: nothing was {command}ed."
     where = ", ".join(names)
-    files = f"{changed} {'file' if changed == 1 else 'files'} changed"
+    files = f"{plural(changed, 'file')} changed"
     if command == "uninstall":
         return f"done: lichhook removed from {where} ({files})."
     doctor = command_line(["doctor"])

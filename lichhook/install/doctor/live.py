@@ -33,6 +33,7 @@ from lichhook.hook import Debug
 from lichhook.demo import life_of
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
+from lichhook.install.face import plural
 from lichhook.install.harness import Registered
 from lichhook.install.quoting import split_words
 from lichhook.lichenv import lich_target
@@ -168,9 +169,9 @@ class LiveCheck:
         folder = self._folder(provider)
         payload = sample_payload(source, event, folder) if source is not None else {}
         env = self._env(folder)
-        recorded = self._records(env)
+        recorded = recent(env, 1000)
         ran = self._run(argv, payload, folder, env)
-        failures = self._records(env)[len(recorded):]
+        failures = recent(env, 1000)[len(recorded):]
         if ran.code != 0 or failures:
             return self._failed(found, ran, "the waits hook", None if ran.code != 0 else "it recorded a failure",
                                 failures)
@@ -227,11 +228,11 @@ class LiveCheck:
         expected = expected_reports(adapter, provider, event, payload, env)
         want_stdout = verdict_of(adapter, event)
         before = len(self.standin.reports)
-        recorded = self._records(env)
+        recorded = recent(env, 1000)
         ran = self._run(argv, payload, folder, env)
         if ran.code is None:
             return self._failed(found, ran, "the hook")
-        failures = self._records(env)[len(recorded):]
+        failures = recent(env, 1000)[len(recorded):]
         if expected:
             self.standin.wait_for(before + expected, SETTLE)
         arrived = self.standin.reports[before:]
@@ -273,9 +274,6 @@ class LiveCheck:
                "to see why it fails, run its command with LICHHOOK_DEBUG=1 and a payload on stdin")
         return Outcome(said, problem, fix, reinstall=True)
 
-    def _records(self, env: Mapping[str, str]) -> List[dict]:
-        return recent(env, 1000)
-
     def _why(self, ran: Ran, records: Sequence[dict] = ()) -> str:
         """The newest failure the run recorded, else the last line it wrote on stderr."""
         if records:
@@ -305,20 +303,13 @@ class LiveCheck:
         env.update(self.standin.environ())
         env["LICHHOOK_WAITS_DIR"] = waits = os.path.join(self.work.name, "waits")
         os.makedirs(waits, mode=0o700, exist_ok=True)
-        env["XDG_STATE_HOME"] = self._state()
+        env["XDG_STATE_HOME"] = os.path.join(self.work.name, "state")
         return env
-
-    def _state(self) -> str:
-        return os.path.join(self.work.name, "state")
 
     def _folder(self, provider: str) -> str:
         folder = os.path.join(self.work.name, "cwd", provider)
         os.makedirs(folder, exist_ok=True)
         return folder
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _text(data: object) -> str:
