@@ -19,12 +19,12 @@ from lichhook.install.plugin import claim, lichplugin, replace, route
 from lichhook.install.copies import assemble, madefolders, stable
 from lichhook.install.disk import files, ownership
 from lichhook.install.copies.assemble import oldest_python
-from lichhook.install.face import FromHome, Problem, Progress, changes_line, closing_line, note_lines, problem_lines
+from lichhook.install.face import (FromHome, Problem, Progress, closing_line, done_lines, fail, plan_lines,
+                                   problem_lines, refuse, say)
 from lichhook.install.harness import Env
 from lichhook.install.errors import AssembleError, ConfigError
 from lichhook.install.disk.ownership import Owners, become_home_owner, run_problem
 from lichhook.archive import Bytecode, interpreter_bytecode, running_bytecode
-from lichhook.install.quoting import ps_command, sh_quote
 from lichhook.install.copies.target import Target, current_python
 from lichhook.textout import tolerant_stdio
 
@@ -89,30 +89,6 @@ def _plan(chosen: list, target: Target, action: str) -> tuple:
     return plans, skipped
 
 
-def _done(done: list, notes: list, out) -> None:
-    """One line per harness, with what happened to its files; their notes below, grouped."""
-    for h, planned in done:
-        out.write(changes_line(h.name, planned) + "\n")
-        notes += [(h.name, h.title, note) for p in planned for note in p.notes]
-    for line in note_lines(notes):
-        out.write(line + "\n")
-
-
-def _show(plans: list, dry_run: bool, out) -> None:
-    for h, planned in plans:
-        out.write(f"{h.title} ({h.name}):\n")
-        shown = [p for p in planned if not (p.before is None and p.after is None)]
-        if not shown:
-            out.write("  nothing to do\n")
-        for p in shown:
-            out.write(f"  {p.describe(dry_run)}\n")
-            for note in p.notes:
-                out.write(f"    note: {note}\n")
-            if dry_run and p.changed:
-                for line in p.diff().splitlines():
-                    out.write(f"    {line}\n")
-
-
 def _apply(plans: list, owners: Owners, command: str) -> tuple:
     """Write each harness's planned files: ([(harness, [Planned])], [(harness, [errors])])."""
     done, failed = [], []
@@ -129,22 +105,6 @@ def _apply(plans: list, owners: Owners, command: str) -> tuple:
     return done, failed
 
 
-def _owners(env: Env) -> Owners:
-    return Owners(env.home_or_none(), env.environ)
-
-
-def _report_skipped(command: str, skipped: list, any_done: bool) -> None:
-    for h, errors in skipped:
-        for e in errors:
-            sys.stderr.write(f"lichhook {command}: {h.name}: {e}\n")
-    names = ", ".join(h.name for h, _ in skipped)
-    if any_done:
-        sys.stderr.write(f"Skipped {names}: nothing was changed for {'it' if len(skipped) == 1 else 'them'}; "
-                         "the other harnesses were done.\n")
-    else:
-        sys.stderr.write(f"Skipped {names}. Nothing was changed.\n")
-
-
 def install_main(argv: List[str]) -> int:
     return _guarded("install", _install, argv)
 
@@ -158,7 +118,7 @@ def _guarded(command: str, run, argv: List[str]) -> int:
     try:
         return run(argv)
     except ConfigError as exc:
-        sys.stderr.write(f"lichhook {command}: {exc}\n")
+        fail(command, str(exc))
         return 1
 
 
@@ -171,7 +131,7 @@ def _install(argv: List[str]) -> int:
     become_home_owner(env.home_or_none(), env.environ, "install")
     chosen = _choose(parser, args, env, detected_only=True)
     if not chosen:
-        print(f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
+        say(sys.stdout, f"No harness detected on this machine (looked for {HARNESS_LIST}); name one to install anyway.")
         return 0
     source = stable.running_archive_or_none()
     if source is not None:
@@ -182,11 +142,10 @@ def _install(argv: List[str]) -> int:
     try:
         data = assemble.assembled()
     except AssembleError as exc:
-        sys.stderr.write(
-            f"lichhook install: cannot assemble the archive the hooks run: {exc}.\n"
-            "Install lichhook into this Python with its dependencies (pip install or pipx install, from a clone, "
-            "a wheel or an sdist), or run install from the archive: python3 build_zipapp.py && "
-            "python3 dist/lichhook.pyz install ...\n")
+        fail("install", f"cannot assemble the archive the hooks run: {exc}.\n"
+             "Install lichhook into this Python with its dependencies (pip install or pipx install, from a clone, "
+             "a wheel or an sdist), or run install from the archive: python3 build_zipapp.py && "
+             "python3 dist/lichhook.pyz install ...")
         return 1
     with tempfile.TemporaryDirectory(prefix="lichhook-") as tmp:
         path = os.path.join(tmp, stable.ARCHIVE_NAME)
@@ -194,9 +153,9 @@ def _install(argv: List[str]) -> int:
             f.write(data)
         code = _install_archive(args, env, chosen, path, f"the lichhook installed in {assemble.where_installed()}")
     if code == 0 and sys.prefix != sys.base_prefix:
-        print(f"note: the hooks run {current_python()}, the Python of the virtual environment lichhook is "
-              f"installed in ({sys.prefix}); run lichhook uninstall --all before you remove that environment "
-              "(pipx uninstall lichhook), or the hooks stop running.")
+        say(sys.stdout, f"note: the hooks run {current_python()}, the Python of the virtual environment lichhook is "
+            f"installed in ({sys.prefix}); run lichhook uninstall --all before you remove that environment "
+            "(pipx uninstall lichhook), or the hooks stop running.")
     return code
 
 
@@ -207,8 +166,8 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     target = Target(current_python(), stable.hooks_for(bytecode))
     unsafe = stable.folder_problem(dest)
     if unsafe:
-        sys.stderr.write(f"lichhook install: the hooks would run {target.archive}, which another user could "
-                         f"change: {unsafe}; then run install again. Nothing was changed.\n")
+        fail("install", f"the hooks would run {target.archive}, which another user could change: {unsafe}; "
+             "then run install again. Nothing was changed.")
         return 1
     chosen, blocked, replacing = _lich_plugin(chosen, args.replace)
     plans, skipped = _plan(chosen, target, "install")
@@ -218,39 +177,30 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
     compiled = f"with bytecode for Python {bytecode.version}, and its hooks archive {target.archive}"
     if args.dry_run:
         if plans:
-            out.write(f"archive: would copy {shown} to {dest}, {compiled}\n" if copy
-                      else f"archive: {dest} is up to date\n")
-        for h, _ in plans:
-            for seen in replacing.get(h.name, ()):
-                out.write(f"{h.title} ({h.name}): would remove {seen.describe()} first\n")
-        _show(plans, True, out)
-
-        for h, _ in plans:
-            for line in route.dry_run(h):
-                out.write(f"{line}\n")
-        out.write("Dry run: nothing was changed.\n")
-        if skipped:
-            _report_skipped("install", skipped, False)
+            say(out, f"archive: would copy {shown} to {dest}, {compiled}" if copy else f"archive: {dest} is up to date")
+        say(out, *(f"{h.title} ({h.name}): would remove {seen.describe()} first"
+                   for h, _ in plans for seen in replacing.get(h.name, ())))
+        say(out, *plan_lines(plans), *(line for h, _ in plans for line in route.dry_run(h)),
+            "Dry run: nothing was changed.")
+        refuse("install", [], skipped, False)
         return 1 if skipped else 0
+    if plans:
+        plans, unreplaced = _replace(plans, replacing, out)
+        skipped += unreplaced
     if not plans:
-        _report_skipped("install", skipped, False)
+        refuse("install", [], skipped, False)
         return 1
-    plans, unreplaced = _replace(plans, replacing, out)
-    skipped += unreplaced
-    if not plans:
-        _report_skipped("install", skipped, False)
-        return 1
-    owners = _owners(env)
+    owners = Owners(env.home_or_none(), env.environ)
     try:
         if copy:
             stable.copy_archive(stable.prepared(source), dest, owners)
     except ConfigError as exc:
-        sys.stderr.write(f"lichhook install: {exc}\n" + ("" if getattr(exc, "partly_done", False) else "Nothing was changed.\n"))
+        fail("install", str(exc) + ("" if getattr(exc, "partly_done", False) else "\nNothing was changed."))
         return 1
-    out = _from_home(env)
+    out = FromHome(sys.stdout, env.home_or_none(), env.windows)
     runs = f"the hooks run {target.python} {target.archive}"
-    out.write(f"archive: copied {shown} to {dest}, compiled for Python {bytecode.version}; {runs}\n" if copy
-              else f"archive: {dest} (up to date); {runs}\n")
+    say(out, f"archive: copied {shown} to {dest}, compiled for Python {bytecode.version}; {runs}" if copy
+        else f"archive: {dest} (up to date); {runs}")
     done, failed = _apply(plans, owners, "install")
     _claim(done, target, env, owners, out)
     notes: list = []
@@ -260,17 +210,11 @@ def _install_archive(args, env: Env, chosen: list, source: str, shown: str) -> i
         if any(p.changed for p in applied):
             notes += [(h.name, h.title, note) for note in h.notes(target)]
         todo += [Problem(h.name, problem, fix, *cause) for _, problem, fix, *cause in _checks(h, target) if problem]
-    _done(done, notes, out)
-    for line in problem_lines(todo, "note: "):
-        out.write(line + "\n")
-    for h, errors in failed:
-        for e in errors:
-            sys.stderr.write(f"lichhook install: {h.name}: {e}\n")
-    if skipped:
-        _report_skipped("install", skipped, True)
-    _tend_copies(env, target, out, source=source, owners=owners)
+    say(out, *done_lines(done, notes), *problem_lines(todo, "note: "))
+    refuse("install", failed, skipped, True)
+    say(out, *_tend_copies(env, target, source=source, owners=owners))
     _remember_folders(target, owners)
-    _close("install", done, failed, bool(todo), out)
+    say(out, closing_line("install", done, failed, bool(todo)))
     return 1 if skipped or failed else 0
 
 
@@ -289,31 +233,15 @@ def _claim(done: list, target: Target, env: Env, owners: Owners, out) -> None:
     if files.read(path) != data:  # a second install changes nothing
         files.write_whole(path, data, 0o644, owners)
     measured = f"lich {lich.version}" if lich.version else "an unknown lich"
-    out.write(f"lich-plugin release named for {measured} ({lich.how}): "
-              + ", ".join(f"{h.name} {claims[h.name]}" for h, _ in done) + "\n")
-
-
-def _from_home(env: Env):  # type: ignore[no-untyped-def]
-    """stdout, with the paths in the home written from it."""
-    return FromHome(sys.stdout, env.home_or_none(), env.windows)
-
-
-def _close(command: str, done: list, failed: list, todo: bool, out) -> None:
-    broken = {h.name for h, _ in failed}
-    names = [h.name for h, _ in done if h.name not in broken]
-    changed = sum(1 for h, applied in done if h.name not in broken for p in applied if p.changed)
-    archive = stable.running_archive_or_none() or "lichhook.pyz"
-    doctor = (ps_command([current_python(), archive, "doctor"]) if sys.platform == "win32"
-              else f"python3 {sh_quote(archive)} doctor")
-    out.write(closing_line(command, names, changed, todo, doctor) + "\n")
+    say(out, f"lich-plugin release named for {measured} ({lich.how}): "
+        + ", ".join(f"{h.name} {claims[h.name]}" for h, _ in done))
 
 
 def _remember_folders(target: Target, owners: Optional[Owners]) -> None:
     try:
         madefolders.remember(target.root, list(ownership.MADE), owners)
     except (ConfigError, OSError) as exc:
-        sys.stderr.write(f"lichhook install: could not record the folders it made ({exc}); uninstall will leave "
-                         "them.\n")
+        fail("install", f"could not record the folders it made ({exc}); uninstall will leave them.")
 
 
 def _lich_plugin(chosen: list, replace: bool) -> tuple:
@@ -348,8 +276,8 @@ def _replace(plans: list, replacing: dict, out) -> tuple:
         try:
             for seen in replacing.get(h.name, ()):
                 back = replace.remove(h, seen)
-                out.write(f"{h.title} ({h.name}): removed {seen.describe()}"
-                          + (f"; to put it back: {back}" if back else "") + "\n")
+                say(out, f"{h.title} ({h.name}): removed {seen.describe()}"
+                    + (f"; to put it back: {back}" if back else ""))
         except ConfigError as exc:
             failed.append((h, [str(exc)]))
             continue
@@ -389,27 +317,20 @@ def _uninstall(argv: List[str]) -> int:
     chosen = _choose(parser, args, env, detected_only=False)
     target = Target(current_python(), stable.hooks_for(running_bytecode()))
     plans, skipped = _plan(chosen, target, "uninstall")
-    out = sys.stdout
     if args.dry_run:
-        _show(plans, True, out)
-        out.write("Dry run: nothing was changed.\n")
-        if skipped:
-            _report_skipped("uninstall", skipped, False)
+        say(sys.stdout, *plan_lines(plans), "Dry run: nothing was changed.")
+        refuse("uninstall", [], skipped, False)
         return 1 if skipped else 0
-    out = _from_home(env)
-    done, failed = _apply(plans, _owners(env), "uninstall")
+    out = FromHome(sys.stdout, env.home_or_none(), env.windows)
+    owners = Owners(env.home_or_none(), env.environ)
+    done, failed = _apply(plans, owners, "uninstall")
     notes: list = []
     _after(done, failed, lambda h: h.after_uninstall(target), "uninstall", notes)
-    _done(done, notes, out)
-    for h, errors in failed:
-        for e in errors:
-            sys.stderr.write(f"lichhook uninstall: {h.name}: {e}\n")
-    if skipped:
-        _report_skipped("uninstall", skipped, bool(plans))
-    _tend_copies(env, target, out)
-
-    madefolders.prune(target.root, out, _owners(env))
-    _close("uninstall", done, failed, False, out)
+    say(out, *done_lines(done, notes))
+    refuse("uninstall", failed, skipped, bool(plans))
+    say(out, *_tend_copies(env, target))
+    say(out, *madefolders.prune(target.root, owners))
+    say(out, closing_line("uninstall", done, failed, False))
     return 1 if skipped or failed else 0
 
 
@@ -431,30 +352,32 @@ def copy_users(env: Env, target: Target) -> tuple:
     return users, unknown
 
 
-def _tend_copies(env: Env, target: Target, out, source: Optional[str] = None,
-                 owners: Optional[Owners] = None) -> None:
+def _tend_copies(env: Env, target: Target, source: Optional[str] = None,
+                 owners: Optional[Owners] = None) -> List[str]:
     """After install or uninstall, every archive copy but the one just installed: a copy
     no registration runs is removed (only once every config was read: one that cannot be
     read may still run it); after an install, a copy that one does run is brought to the
-    same lichhook, compiled for the Python that runs it."""
+    same lichhook, compiled for the Python that runs it. What was done, a line per copy."""
     mine = target.copy_of(target.archive)
     copies = [c for c in stable.copies(target.root) if source is None or c != mine]
     if not copies:
-        return
+        return []
     users, unknown = copy_users(env, target)
+    said = []
     for copy in copies:
         runs = users.get(copy, [])
         if runs and source is not None:
-            _refresh(copy, runs, source, owners, out)
+            said.append(_refresh(copy, runs, source, owners))
         elif runs:
             name, found = runs[0]
-            out.write(f"archive: kept {copy}: {name} still runs it ({found.path})\n")
+            said.append(f"archive: kept {copy}: {name} still runs it ({found.path})")
         elif unknown:
-            out.write(f"archive: kept {copy}: {'; '.join(unknown)}\n")
+            said.append(f"archive: kept {copy}: {'; '.join(unknown)}")
         else:
             problem = stable.remove_copy(copy)
-            out.write(f"archive: removed {copy} (no harness runs it any more)\n" if problem is None else
-                      f"archive: could not remove {copy} ({problem}); delete it by hand.\n")
+            said.append(f"archive: removed {copy} (no harness runs it any more)" if problem is None else
+                        f"archive: could not remove {copy} ({problem}); delete it by hand.")
+    return [line for line in said if line]
 
 
 def _too_old(python: str, bytecode: Optional[Bytecode], source: str) -> Optional[str]:
@@ -474,35 +397,31 @@ def _too_old(python: str, bytecode: Optional[Bytecode], source: str) -> Optional
     return f"{who.replace('-', ' ', 1)} in this lichhook needs Python {major}.{minor} or newer, not {version}"
 
 
-def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners], out) -> None:
+def _refresh(copy: str, runs: list, source: str, owners: Optional[Owners]) -> Optional[str]:
     """Bring ``copy``, which other registrations run, to the lichhook just installed,
-    compiled by the Python they run it with."""
+    compiled by the Python they run it with; what was done (None: it was up to date)."""
     names = ", ".join(dict.fromkeys(name for name, _ in runs))
     pythons = [f.python for _, f in runs if f.python and os.path.isabs(f.python) and os.path.isfile(f.python)]
     if not pythons:
-        out.write(f"archive: left {copy} as it is: the Python {names} runs it with is missing; "
-                  f"run install {names.split(', ')[0]} again with a working Python\n")
-        return
+        return (f"archive: left {copy} as it is: the Python {names} runs it with is missing; "
+                f"run install {names.split(', ')[0]} again with a working Python")
     python = pythons[0]
 
     refused = run_problem(python)
     if refused:
-        out.write(f"archive: left {copy} as it is: {names} runs it with {python}, which root does not run "
-                  f"({refused}); run install {names.split(', ')[0]} again with a Python only root can change\n")
-        return
+        return (f"archive: left {copy} as it is: {names} runs it with {python}, which root does not run "
+                f"({refused}); run install {names.split(', ')[0]} again with a Python only root can change")
     bytecode = interpreter_bytecode(python)
     if bytecode is not None and stable.up_to_date(copy, source, bytecode.magic):
-        return
+        return None
     too_old = _too_old(python, bytecode, source)
     if too_old:
-        out.write(f"archive: left {copy} as it is: {too_old}, and {names} run it with {python}; run install "
-                  f"{names.split(', ')[0]} with that Python from the release archive (lichhook.pyz), or "
-                  "with a newer Python\n")
-        return
+        return (f"archive: left {copy} as it is: {too_old}, and {names} run it with {python}; run install "
+                f"{names.split(', ')[0]} with that Python from the release archive (lichhook.pyz), or "
+                "with a newer Python")
     try:
         stable.copy_archive(stable.prepared_for(python, source), copy, owners)
     except ConfigError as exc:
-        out.write(f"archive: left {copy} as it is ({exc}); {names} still run the lichhook there\n")
-        return
+        return f"archive: left {copy} as it is ({exc}); {names} still run the lichhook there"
     verb = "runs" if len(dict.fromkeys(name for name, _ in runs)) == 1 else "run"
-    out.write(f"archive: updated {copy}, which {names} {verb} with {python}, compiled by it\n")
+    return f"archive: updated {copy}, which {names} {verb} with {python}, compiled by it"

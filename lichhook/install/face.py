@@ -1,16 +1,22 @@
-"""What doctor and install say to a person at a glance, and doctor's JSON.
+"""What install, uninstall and doctor say to a person, and doctor's JSON.
 
-Every finding is data (a ``Problem``: harness, sentence, fix, and the cause it shares
-with others); this module alone turns it into words. Problems with the same harness,
-cause and fix are one line with their count. Marks and colour only on a terminal, never
-when piped, never with NO_COLOR set; progress only on a terminal.
+They hand over what happened (files planned or written, harnesses skipped, registrations
+and their runs, and every finding as a ``Problem``: harness, sentence, fix, and the
+cause it shares with others); this module alone turns it into lines and writes them.
+Problems with the same harness, cause and fix are one line with their count. Marks and
+colour only on a terminal, never when piped, never with NO_COLOR set; progress only on a
+terminal.
 """
 
 from __future__ import annotations
 
 import shutil
 import sys
-from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+from lichhook.install.copies import stable
+from lichhook.install.copies.target import current_python
+from lichhook.install.quoting import ps_command, sh_quote
 
 try:
     import ctypes
@@ -58,8 +64,12 @@ def said(p: Problem, texts: Sequence[str]) -> str:
     return f"{len(texts)} {p.cause}" if p.cause and len(texts) > 1 else texts[0]
 
 
-def problem_lines(problems: Iterable[Finding], lead: str = "problem: ", fix: str = "Fix: ") -> List[str]:
-    return [f"{lead}{p.harness}: {said(p, texts)}. {fix}{p.fix}" for p, texts in grouped(problems)]
+def problem_line(harness: str, text: str, fix: str, lead: str = "problem: ") -> str:
+    return f"{lead}{harness}: {text}. Fix: {fix}"
+
+
+def problem_lines(problems: Iterable[Finding], lead: str = "problem: ") -> List[str]:
+    return [problem_line(p.harness, said(p, texts), p.fix, lead) for p, texts in grouped(problems)]
 
 
 class Style:
@@ -129,6 +139,32 @@ def from_home(text: str, home: Optional[str], windows: bool) -> str:
     return text.replace(home + ("\\" if windows else "/"), "%USERPROFILE%\\" if windows else "~/")
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def say(stream: object, *lines: str) -> None:
+    """Each line, ended, on ``stream``: how install, uninstall and doctor write."""
+    for line in lines:
+        stream.write(line + "\n")  # type: ignore[attr-defined]
+
+
+def fail(command: str, text: str) -> None:
+    """What stopped ``command``, on stderr, named for it."""
+    say(sys.stderr, f"lichhook {command}: {text}")
+
+
+def command_line(words: List[str], python: Optional[str] = None) -> str:
+    """The line a person types to run this archive's ``words``: with ``python`` when it is
+    the interpreter that must run it. On Windows a PowerShell line naming the Python that
+    runs this one when no other is needed: there ``python3`` is the Store's installer stub
+    on a python.org install, and POSIX quotes do not quote."""
+    archive = stable.running_archive_or_none() or "lichhook.pyz"
+    if sys.platform == "win32":
+        return ps_command([python or current_python(), archive, *words])
+    return " ".join([sh_quote(python) if python else "python3", sh_quote(archive), *words])
+
+
 # -- doctor -----------------------------------------------------------------------------
 
 def state_of(harness: Mapping[str, object], problems: Sequence[Tuple[Problem, List[str]]]) -> str:
@@ -156,7 +192,7 @@ def _what(h: Mapping[str, object]) -> str:
     if h["registered"] == "release plugin":
         seen = "lichhook's release plugin"
     elif ours:
-        seen = f"lichhook registered ({len(ours)} {'command' if len(ours) == 1 else 'commands'})"
+        seen = f"lichhook registered ({plural(len(ours), 'command')})"
     elif h["registered"] == "unknown":
         seen = "cannot tell (a config cannot be read)"
     elif not h["lich_reads"]:
@@ -181,7 +217,7 @@ def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> Li
              f"{'live runs against a stand-in lich' if data['live_runs'] else 'configs read only (--no-run)'})"]
     by_harness: Dict[str, List[str]] = {}
     for p in data["problems"]:  # type: ignore[attr-defined]
-        by_harness.setdefault(p["harness"], []).append(f"problem: {p['harness']}: {p['said']}. Fix: {p['fix']}")
+        by_harness.setdefault(p["harness"], []).append(problem_line(p["harness"], p["said"], p["fix"]))
     for h in data["harnesses"]:  # type: ignore[attr-defined]
         lines.append(f"{style.mark(h['state'])} {h['name']:<12} {_what(h)}")
         lines += by_harness.pop(h["name"], [])
@@ -192,9 +228,34 @@ def doctor_summary(data: Mapping[str, object], style: Style, verbose: str) -> Li
         lines.append(f"recent hook failures: {len(failures)}, the newest: {failures[-1]}")
     count = len(data["problems"])  # type: ignore[arg-type]
     lines.append("verdict: no problem found" if not count else
-                 f"verdict: {count} {'problem' if count == 1 else 'problems'}; fix, then run doctor again")
+                 f"verdict: {plural(count, 'problem')}; fix, then run doctor again")
     lines.append(f"every registration, run and failure: {verbose}")
     return lines
+
+
+def verdict_lines(problems: Sequence[Finding]) -> List[str]:
+    """doctor --verbose's last lines: every problem as it was found, with its fix."""
+    return [problem_line(*p[:3]) for p in problems] or ["verdict: no problem found"]
+
+
+def registration_lines(found: Any, python: str, archive: str) -> List[str]:
+    """doctor --verbose: one registration (a ``Registered``), with whether its Python and
+    archive are there (``python``, ``archive``), and what in it lichhook did not write."""
+    tag = "" if found.ours else " (another lichhook archive)"
+    lines = [f"    {found.label} in {found.path}{tag}",
+             f"      command: {found.text}",
+             f"      python:  {found.python} ({python})",
+             f"      archive: {found.archive} ({archive})"]
+    if found.additions:
+        lines.append(f"      customised (install keeps it): {'; '.join(found.additions)}")
+    if found.foreign:
+        lines.append(f"      not lichhook's: {'; '.join(found.foreign)}")
+    return lines
+
+
+def checked_line(what: str, said: str) -> str:
+    """doctor --verbose: what checking a registration's ``what`` (its run, its bytecode) showed."""
+    return f"      {what + ':':<8} {said}"
 
 
 # -- install and uninstall ----------------------------------------------------------------
@@ -208,21 +269,47 @@ class FromHome:
     def write(self, text: str) -> int:
         return self.stream.write(from_home(text, self.home, self.windows))  # type: ignore[attr-defined, no-any-return]
 
-    def flush(self) -> None:
-        self.stream.flush()  # type: ignore[attr-defined]
+
+# (harness, what happened to it) pairs: its planned or written files, or its errors
+Pairs = Sequence[Tuple[Any, Sequence[Any]]]
 
 
-def changes_line(name: str, planned: Sequence[object]) -> str:
+def _shown(planned: Sequence[Any]) -> list:
+    """The files worth a word: those there before or after."""
+    return [p for p in planned if not (p.before is None and p.after is None)]
+
+
+def plan_lines(plans: Pairs) -> List[str]:
+    """``--dry-run``: per harness, what would happen to each file, its notes and its diff."""
+    lines = []
+    for h, planned in plans:
+        lines.append(f"{h.title} ({h.name}):")
+        if not _shown(planned):
+            lines.append("  nothing to do")
+        for p in _shown(planned):
+            lines.append(f"  {p.describe(True)}")
+            lines += [f"    note: {note}" for note in p.notes]
+            if p.changed:
+                lines += [f"    {line}" for line in p.diff().splitlines()]
+    return lines
+
+
+def changes_line(name: str, planned: Sequence[Any]) -> str:
     """``name: created a, b; changed c``: one harness's files, by what happened to them."""
     verbs: Dict[str, List[str]] = {}
-    for p in planned:
-        if p.before is None and p.after is None:  # type: ignore[attr-defined]
-            continue  # neither there before nor after: nothing to say
-        words = p.describe()  # type: ignore[attr-defined]
-        at = words.index(p.path)  # type: ignore[attr-defined]
+    for p in _shown(planned):
+        words = p.describe()
+        at = words.index(p.path)
         verbs.setdefault(words[:at].strip(), []).append(words[at:])
     return f"{name}: " + ("; ".join(f"{verb} {', '.join(paths)}" for verb, paths in verbs.items())
                           or "nothing to do")
+
+
+def done_lines(done: Pairs, notes: Sequence[Tuple[str, str, str]]) -> List[str]:
+    """One line per harness, with what happened to its files; below, ``notes`` and the
+    files' own, grouped."""
+    notes = [*notes, *((h.name, h.title, note) for h, planned in done for p in planned for note in p.notes)]
+    return [changes_line(h.name, planned) for h, planned in done] + note_lines(notes)
 
 
 def note_lines(notes: Iterable[Tuple[str, str, str]]) -> List[str]:
@@ -241,14 +328,31 @@ def note_lines(notes: Iterable[Tuple[str, str, str]]) -> List[str]:
     return lines
 
 
-def closing_line(command: str, names: Sequence[str], changed: int, todo: bool, doctor: str) -> str:
-    """What changed, and the next step."""
+def refuse(command: str, failed: Pairs, skipped: Pairs, others_done: bool) -> None:
+    """On stderr: each error of a harness that failed or was skipped, then which were
+    skipped whole and whether the others were done."""
+    lines = [f"lichhook {command}: {h.name}: {e}" for h, errors in [*failed, *skipped] for e in errors]
+    names = ", ".join(h.name for h, _ in skipped)
+    if skipped and others_done:
+        lines.append(f"Skipped {names}: nothing was changed for {'it' if len(skipped) == 1 else 'them'}; "
+                     "the other harnesses were done.")
+    elif skipped:
+        lines.append(f"Skipped {names}. Nothing was changed.")
+    say(sys.stderr, *lines)
+
+
+def closing_line(command: str, done: Pairs, failed: Pairs, todo: bool) -> str:
+    """What changed in the harnesses that did not fail, and the next step."""
+    broken = {h.name for h, _ in failed}
+    names = [h.name for h, _ in done if h.name not in broken]
+    changed = sum(1 for h, applied in done if h.name not in broken for p in applied if p.changed)
     if not names:
         return f"done: nothing was {command}ed."
     where = ", ".join(names)
-    files = f"{changed} {'file' if changed == 1 else 'files'} changed"
+    files = f"{plural(changed, 'file')} changed"
     if command == "uninstall":
         return f"done: lichhook removed from {where} ({files})."
+    doctor = command_line(["doctor"])
     if not changed:
         return f"done: nothing to change; lichhook is registered in {where}. To check it runs: {doctor}"
     first = "do what the notes above ask, then " if todo else ""

@@ -51,17 +51,18 @@ def remember(root: str, made: List[str], owners: Optional[Owners]) -> None:
         _write(root, _read(root) + [os.path.abspath(p) for p in made], owners)
 
 
-def prune(root: str, out, owners: Optional[Owners] = None) -> None:  # type: ignore[no-untyped-def]
+def prune(root: str, owners: Optional[Owners] = None) -> List[str]:
     """Remove each recorded folder that is empty now, deepest first; keep the record of
-    the others. The record itself goes first, so that the data folder can go too."""
+    the others. The record itself goes first, so that the data folder can go too. What
+    was removed, a line per folder."""
     recorded = _read(root)
     if not recorded:
-        return
+        return []
     try:
         os.remove(os.path.join(root, RECORD))
     except OSError:
-        return
-    kept = []
+        return []
+    kept, said = [], []
     for folder in sorted(set(recorded), key=lambda p: (p.count(os.sep), p), reverse=True):
         if not os.path.isdir(folder) or os.path.islink(folder):
             continue  # gone already, or no longer the folder install made
@@ -70,7 +71,7 @@ def prune(root: str, out, owners: Optional[Owners] = None) -> None:  # type: ign
         except OSError:
             kept.append(folder)  # it holds something now
             continue
-        out.write(f"removed folder {folder} (install made it; it is empty now)\n")
+        said.append(f"removed folder {folder} (install made it; it is empty now)")
 
     if not stable.copies(root):
         try:
@@ -84,3 +85,4 @@ def prune(root: str, out, owners: Optional[Owners] = None) -> None:  # type: ign
 
         make_folders(root, owners)
         _write(root, kept, owners)
+    return said

@@ -19,12 +19,12 @@ from lichhook.failures import NAME, describe, folder, recent
 from lichhook.install import harnesses
 from lichhook.install.plugin import claim, lichplugin, route
 from lichhook.install.copies import stable
-from lichhook.install.face import Problem, Progress, Style, doctor_json, doctor_summary
+from lichhook.install.face import (Problem, Progress, Style, checked_line, command_line, doctor_json, doctor_summary,
+                                   fail, registration_lines, say, verdict_lines)
 from lichhook.install.harness import Env
 from lichhook.install.errors import ConfigError
 from lichhook.install.doctor.live import LiveCheck
 from lichhook.install.disk.ownership import become_home_owner, run_problem
-from lichhook.install.quoting import ps_command, sh_quote
 from lichhook.install.copies.target import Target, current_python
 from lichhook.lichenv import lich_target
 from lichhook.paths import waits_dir
@@ -44,19 +44,8 @@ def _exists(path: str | None) -> str:
 
 def _install_hint(name: str, python: Optional[str] = None) -> str:
     """The install command that fixes ``name``: with ``python`` when it is the registered
-    interpreter that must run it (install compiles the archive for the Python it runs with).
-    On Windows it is a PowerShell line naming the Python that runs doctor when no other
-    is needed: there ``python3`` is the Store's installer stub on a python.org install,
-    and POSIX quotes do not quote."""
-    return _command(["install", name], python)
-
-
-def _command(words: List[str], python: Optional[str] = None) -> str:
-    """The line that runs this archive's ``words`` (see ``_install_hint``)."""
-    archive = stable.running_archive_or_none() or "lichhook.pyz"
-    if sys.platform == "win32":
-        return ps_command([python or current_python(), archive, *words])
-    return " ".join([sh_quote(python) if python else "python3", sh_quote(archive), *words])
+    interpreter that must run it (install compiles the archive for the Python it runs with)."""
+    return command_line(["install", name], python)
 
 
 class Magics:
@@ -84,17 +73,17 @@ FLAGS = ("--no-run", "--verbose", "--json")
 
 def main(argv: List[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
-        print("usage: python3 lichhook.pyz doctor [--no-run] [--verbose | --json]\n\nShows, per harness, whether "
-              "lichhook is registered and runs: each registered command is run as its harness runs it, with a "
-              "sample payload, against a stand-in lich doctor starts on 127.0.0.1 (--no-run: only read the "
-              "configs). One line per harness, then its problems, one line per cause; --verbose: every "
-              "registration, run and recent hook failure; --json: the findings for scripts (docs/schemas/doctor.json). "
-              "Exits 1 when it finds a problem.")
+        say(sys.stdout, "usage: python3 lichhook.pyz doctor [--no-run] [--verbose | --json]\n\nShows, per harness, "
+            "whether lichhook is registered and runs: each registered command is run as its harness runs it, "
+            "with a sample payload, against a stand-in lich doctor starts on 127.0.0.1 (--no-run: only read the "
+            "configs). One line per harness, then its problems, one line per cause; --verbose: every "
+            "registration, run and recent hook failure; --json: the findings for scripts (docs/schemas/doctor.json). "
+            "Exits 1 when it finds a problem.")
         return 0
     wrong = [a for a in argv if a not in FLAGS]
     if wrong or ("--verbose" in argv and "--json" in argv):
-        sys.stderr.write(f"doctor takes --no-run and one of --verbose, --json (got {' '.join(argv)}); "
-                         "run: python3 lichhook.pyz doctor\n")
+        say(sys.stderr, f"doctor takes --no-run and one of --verbose, --json (got {' '.join(argv)}); "
+            "run: python3 lichhook.pyz doctor")
         return 2
 
     tolerant_stdio()
@@ -109,18 +98,15 @@ def main(argv: List[str]) -> int:
             with LiveCheck(env.environ) as check:
                 report, problems = _doctor(env, out, check)
     except ConfigError as exc:
-        sys.stderr.write(f"lichhook doctor: {exc}\n")
+        fail("doctor", str(exc))
         return 1
     if "--json" in argv:
-        sys.stdout.write(json.dumps(doctor_json(report, problems), indent=2) + "\n")
+        say(sys.stdout, json.dumps(doctor_json(report, problems), indent=2))
     elif verbose:
-        out.write("\n")
-        out.write("verdict: no problem found\n" if not problems else "".join(
-            f"problem: {p[0]}: {p[1]}. Fix: {p[2]}\n" for p in problems))
+        say(out, "", *verdict_lines(problems))
     else:
-        verbose_line = _command(["doctor", "--verbose"])
-        for line in doctor_summary(doctor_json(report, problems), Style(sys.stdout, env.environ), verbose_line):
-            sys.stdout.write(line + "\n")
+        verbose_line = command_line(["doctor", "--verbose"])
+        say(sys.stdout, *doctor_summary(doctor_json(report, problems), Style(sys.stdout, env.environ), verbose_line))
     return 1 if problems else 0
 
 
@@ -134,13 +120,13 @@ def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> Tuple[dict, list
     report: dict = {"lichhook": __version__, "python": target.python, "archive": archive,
                     "hooks_archive": target.archive, "live_runs": live is not None, "harnesses": []}
 
-    out.write("lichhook doctor\n")
-    out.write(f"  python (this run):  {target.python}\n")
-    out.write(f"  its archive copy:   {archive} ({_exists(archive)})\n")
-    out.write(f"  its hooks archive:  {target.archive} ({_exists(target.archive)})\n")
+    say(out, "lichhook doctor")
+    say(out, f"  python (this run):  {target.python}")
+    say(out, f"  its archive copy:   {archive} ({_exists(archive)})")
+    say(out, f"  its hooks archive:  {target.archive} ({_exists(target.archive)})")
     for other in stable.copies(target.root):
         if other != archive:
-            out.write(f"  other copy:         {other}\n")
+            say(out, f"  other copy:         {other}")
         mismatch = stable.pair_mismatch(other)
         if mismatch:
             problems.append(("lichhook", mismatch, _install_hint("--all")))
@@ -154,23 +140,23 @@ def _doctor(env: Env, out, live: Optional[LiveCheck] = None) -> Tuple[dict, list
                              f"run install again for each harness: {_install_hint('<harness>')}"))
         unsafe = stable.copy_problem(copy)
         if unsafe:
-            out.write(f"  UNSAFE:             {unsafe}\n")
+            say(out, f"  UNSAFE:             {unsafe}")
             problems.append(("archive", f"another user could change what the hooks run: {unsafe}",
                              "then run install again for each harness (it writes a new copy of your own)"))
 
     waits = waits_dir(env.environ)
-    out.write(f"  waits folder:       {waits} ({'exists' if os.path.isdir(waits) else 'not created yet'})\n")
+    say(out, f"  waits folder:       {waits} ({'exists' if os.path.isdir(waits) else 'not created yet'})")
 
     where = lich_target(env.environ)
     report["inside_lich"] = not isinstance(where, str)
     if isinstance(where, str):
-        out.write(f"  inside lich:        no ({where})\n")
+        say(out, f"  inside lich:        no ({where})")
     else:
-        out.write(f"  inside lich:        yes (LICH_PORT={where.port}, LICH_SESSION_ID={where.session_id}, LICH_TOKEN set)\n")
+        say(out, f"  inside lich:        yes (LICH_PORT={where.port}, LICH_SESSION_ID={where.session_id}, LICH_TOKEN set)")
 
     if live is not None:
-        out.write("  live runs:          each registered command, with a sample payload, against a stand-in lich "
-                  "on 127.0.0.1\n")
+        say(out, "  live runs:          each registered command, with a sample payload, against a stand-in lich "
+            "on 127.0.0.1")
     # the live runs take seconds: a line of progress, unless the detail is streaming to the terminal
     progress = Progress(sys.stderr if live is not None and out is not sys.stdout else None)
     for h in harnesses.make_all(env):
@@ -186,22 +172,22 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     """Check harness ``h``: the detail to ``out``, its problems to ``problems``; what was
     seen, as doctor --json shows it."""
     magics = magics or Magics()
-    out.write(f"\n{h.title} ({h.name})\n")
+    say(out, "", f"{h.title} ({h.name})")
     reason = h.detected()
-    out.write(f"  detected:   {'yes, ' + reason if reason else 'no'}\n")
+    say(out, f"  detected:   {'yes, ' + reason if reason else 'no'}")
     seen: dict = {"name": h.name, "title": h.title, "detected": reason, "registered": "unknown",
                   "lich_reads": [], "registrations": []}
     try:
         found = h.registrations(target)
     except ConfigError as exc:
-        out.write("  registered: cannot tell (a config cannot be read)\n")
+        say(out, "  registered: cannot tell (a config cannot be read)")
         problems.append(_unreadable(h, exc))
         return seen
     ours = [f for f in found if f.ours]
 
     release = route.release_root(h)
     seen["registered"] = "yes" if ours else "release plugin" if release else "no"
-    out.write(f"  registered: {'yes' if ours else 'yes, as the release plugin' if release else 'no'}\n")
+    say(out, f"  registered: {'yes' if ours else 'yes, as the release plugin' if release else 'no'}")
     seen["lich_shows"] = []
     beside = _lich_plugin(h, out, problems, bool(ours), seen["lich_reads"], seen["lich_shows"])
     doubled = route.twice(h, found)
@@ -210,65 +196,12 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     missing = h.missing(target, found) if ours else []
     expected = sum(len(w) for w in h.wanted(target).values())
     if ours and expected:
-        out.write(f"  hooks:      {expected - len(missing)} of {expected} registered as this release writes them"
-                  + (f"; missing or out of date: {', '.join(missing)}" if missing else "") + "\n")
+        say(out, f"  hooks:      {expected - len(missing)} of {expected} registered as this release writes them"
+            + (f"; missing or out of date: {', '.join(missing)}" if missing else ""))
     for f in found:
-        registration = {"label": f.label, "path": f.path, "command": f.text, "python": f.python,
-                        "archive": f.archive, "ours": f.ours, "run": None}
-        seen["registrations"].append(registration)
-        tag = "" if f.ours else " (another lichhook archive)"
-        out.write(f"    {f.label} in {f.path}{tag}\n")
-        out.write(f"      command: {f.text}\n")
-        out.write(f"      python:  {f.python} ({_exists(f.python)})\n")
-        out.write(f"      archive: {f.archive} ({_exists(f.archive)})\n")
-        if f.additions:
-            out.write(f"      customised (install keeps it): {'; '.join(f.additions)}\n")
-        if f.foreign:
-            # Python runs such an option (code after -c) instead of lichhook's hook: not run
-            # by the live check, named here
-            out.write(f"      not lichhook's: {'; '.join(f.foreign)}\n")
-            problems.append(Problem(h.name, f"{f.label} in {f.path} passes Python options lichhook does not "
-                                    f"write, before its archive: {'; '.join(f.foreign)}", f"remove them from that "
-                                    f"entry, or remove the entry and run {_install_hint(h.name)}",
-                                    "commands pass Python options lichhook does not write", broken=True))
-            continue
-        if f.python is None or f.archive is None:
-            problems.append(Problem(h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
-                                    f"run {_install_hint(h.name)} to write it again, or remove that entry from "
-                                    f"{f.path}", "commands lichhook cannot read back", broken=True))
-            continue
-        if _exists(f.python) in ("MISSING", "NOT FOUND on PATH"):
-            problems.append(Problem(h.name, f"{f.label} in {f.path} runs a Python that is missing ({f.python})",
-                                    f"run install {h.name} again with a working Python: {_install_hint(h.name)}"
-                                    if f.ours else f"remove that entry from {f.path}, or point it at a working "
-                                    "Python", f"commands run a Python that is missing ({f.python})", broken=True))
-        if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
-            problems.append(Problem(h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
-                                    _install_hint(h.name) if f.ours else f"remove that entry from {f.path}",
-                                    f"commands run an archive that is missing ({f.archive})", broken=True))
-        elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and run_problem(f.python):
-            problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
-                             f"{run_problem(f.python)}",
-                             f"point it at a Python only root can change: {_install_hint(h.name)}"))
-        elif f.ours and _exists(f.python) == "exists" and f.python != current_python() and live is None:
-            out.write("      bytecode: not checked (--no-run starts no interpreter)\n")
-        elif f.ours and _exists(f.python) == "exists":
-            mismatch = _bytecode_mismatch(f.archive, f.python, magics)
-            if mismatch:
-                problems.append(Problem(h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python),
-                                        f"commands run {f.python} with an archive compiled for another Python",
-                                        broken=True))
-            elif live is not None:
-                if progress is not None:
-                    progress.say(f"doctor: running {h.name}'s {f.label}")
-                outcome = live.check(f, target.windows)
-                out.write(f"      {outcome.line}\n")
-                said = outcome.line.split(":", 1)[1].strip()
-                registration["run"] = {"ok": not outcome.problem and not said.startswith("not run"), "said": said}
-                if outcome.problem:
-                    fix = f"run {_install_hint(h.name)} {outcome.fix}" if outcome.reinstall else outcome.fix
-                    problems.append(Problem(h.name, outcome.problem, fix or "", "commands fail their live run "
-                                            "(doctor --verbose says how)", broken=True))
+        seen["registrations"].append({"label": f.label, "path": f.path, "command": f.text, "python": f.python,
+                                      "archive": f.archive, "ours": f.ours,
+                                      "run": _registration(h, f, target, out, problems, magics, live, progress)})
     if ours:
         try:
             checks = h.checks(target)
@@ -279,14 +212,14 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
         if mods is not None:
             seen["mods"] = mods[0]
         for line, problem, fix, *cause in checks + (mods[1] if mods else []):
-            out.write(f"  {line}\n")
+            say(out, f"  {line}")
             if problem:
                 problems.append(Problem(h.name, problem, fix, *cause))
     if release:
         # the user installed the build's release as the harness's plugin: it runs its own
         # archive with `python3`; install would want lichhook's own marketplace instead
-        out.write(f"  note: lichhook runs here as the release plugin in {release} (python3 and the archive in "
-                  f"it); to move to lichhook's own marketplace: {_install_hint(h.name)} --replace\n")
+        say(out, f"  note: lichhook runs here as the release plugin in {release} (python3 and the archive in "
+            f"it); to move to lichhook's own marketplace: {_install_hint(h.name)} --replace")
         return seen
     # Would an install change anything? Then the registration is incomplete or stale. An
     # install changes only lichhook's own words in an entry and keeps what the user added,
@@ -319,7 +252,7 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
             problems.append(_unreadable(h, exc))
         return seen
     for note in dict.fromkeys(n for p in planned for n in p.notes):
-        out.write(f"  note: {note}\n")
+        say(out, f"  note: {note}")
     if ours and pending and not beside:  # with lich-plugin beside, install refuses: its fix is named
         files_ = ", ".join(p.path for p in pending)
         kept = " (it keeps what you added to lichhook's entries)" if any(f.additions for f in ours) else ""
@@ -331,30 +264,84 @@ def _check(h, target: Target, env: Env, out, problems: list, magics: Optional[Ma
     return seen
 
 
+def _registration(h, f, target: Target, out, problems: list, magics: Magics, live: Optional[LiveCheck],
+                  progress: Optional[Progress]) -> Optional[dict]:
+    """Check registration ``f`` of harness ``h``: the detail to ``out``, its problems to
+    ``problems``; its live run, as doctor --json shows it (None: it was not run)."""
+    say(out, *registration_lines(f, _exists(f.python), _exists(f.archive)))
+    if f.foreign:
+        # Python runs such an option (code after -c) instead of lichhook's hook: not run
+        # by the live check, named here
+        problems.append(Problem(h.name, f"{f.label} in {f.path} passes Python options lichhook does not "
+                                f"write, before its archive: {'; '.join(f.foreign)}", f"remove them from that "
+                                f"entry, or remove the entry and run {_install_hint(h.name)}",
+                                "commands pass Python options lichhook does not write", broken=True))
+        return None
+    if f.python is None or f.archive is None:
+        problems.append(Problem(h.name, f"{f.label} in {f.path} holds a command lichhook cannot read back",
+                                f"run {_install_hint(h.name)} to write it again, or remove that entry from "
+                                f"{f.path}", "commands lichhook cannot read back", broken=True))
+        return None
+    if _exists(f.python) in ("MISSING", "NOT FOUND on PATH"):
+        problems.append(Problem(h.name, f"{f.label} in {f.path} runs a Python that is missing ({f.python})",
+                                f"run install {h.name} again with a working Python: {_install_hint(h.name)}"
+                                if f.ours else f"remove that entry from {f.path}, or point it at a working "
+                                "Python", f"commands run a Python that is missing ({f.python})", broken=True))
+    if _exists(f.archive) in ("MISSING", "NOT FOUND on PATH"):
+        problems.append(Problem(h.name, f"{f.label} in {f.path} runs an archive that is missing ({f.archive})",
+                                _install_hint(h.name) if f.ours else f"remove that entry from {f.path}",
+                                f"commands run an archive that is missing ({f.archive})", broken=True))
+        return None
+    if not f.ours or _exists(f.python) != "exists":
+        return None
+    if f.python != current_python() and run_problem(f.python):
+        problems.append((h.name, f"{f.label} in {f.path} runs {f.python}, which root does not run to check it: "
+                         f"{run_problem(f.python)}",
+                         f"point it at a Python only root can change: {_install_hint(h.name)}"))
+        return None
+    if f.python != current_python() and live is None:
+        say(out, checked_line("bytecode", "not checked (--no-run starts no interpreter)"))
+        return None
+    mismatch = bytecode_mismatch(Path(f.archive), f.python, magics.of(f.python))
+    if mismatch:
+        problems.append(Problem(h.name, f"{f.label} in {f.path}: {mismatch}", _install_hint(h.name, f.python),
+                                f"commands run {f.python} with an archive compiled for another Python", broken=True))
+        return None
+    if live is None:
+        return None
+    if progress is not None:
+        progress.say(f"doctor: running {h.name}'s {f.label}")
+    outcome = live.check(f, target.windows)
+    say(out, checked_line("run", outcome.said))
+    if outcome.problem:
+        fix = f"run {_install_hint(h.name)} {outcome.fix}" if outcome.reinstall else outcome.fix
+        problems.append(Problem(h.name, outcome.problem, fix or "", "commands fail their live run "
+                                "(doctor --verbose says how)", broken=True))
+    return {"ok": not outcome.problem and not outcome.said.startswith("not run"), "said": outcome.said}
+
+
 def _unreadable(h, exc: ConfigError) -> Problem:
     """The problem of a config of ``h`` that cannot be read, whichever check met it."""
     return Problem(h.name, str(exc), "fix that file by hand, then run doctor again", broken=True)
 
 
-def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list] = None,
-                 shows: Optional[list] = None) -> bool:
-    """Print where lich would read its companion plugin as installed in ``h``; lich-plugin
-    beside lichhook is a problem (both send every report). Whether a plugin lich reads is there."""
+def _lich_plugin(h, out, problems: list, registered: bool, reads: list, shows: list) -> bool:
+    """Print where lich would read its companion plugin as installed in ``h`` (and add it
+    to ``reads``, what lich shows of it to ``shows``); lich-plugin beside lichhook is a
+    problem (both send every report). Whether a plugin lich reads is there."""
     try:
         seen = lichplugin.find(h)
     except ConfigError as exc:
-        out.write("  lich-plugin: cannot tell\n")
+        say(out, "  lich-plugin: cannot tell")
         problems.append(_unreadable(h, exc))
         return False
     for s in seen:
-        out.write(f"  lich reads: {s.describe()}\n")
-        if reads is not None:
-            reads.append(s.describe())
+        say(out, f"  lich reads: {s.describe()}")
+        reads.append(s.describe())
         if s.ours:
             lines, mismatch = claim.shown(h.name, h.title, s.version, h.env.environ, h.env.windows)
-            out.write("".join(f"  {line}\n" for line in lines))
-            if shows is not None:
-                shows += [line.split(": ", 1)[1] for line in lines]
+            say(out, *(f"  {line}" for line in lines))
+            shows += [line.split(": ", 1)[1] for line in lines]
             if mismatch:
                 problems.append(Problem(h.name, mismatch[0], mismatch[1], "lich reads a release this lichhook would not name"))
 
@@ -375,23 +362,15 @@ def _lich_plugin(h, out, problems: list, registered: bool, reads: Optional[list]
                                      f"{_install_hint(h.name)} --replace, which removes it and prints how to put "
                                      "it back"))
         else:
-            out.write(f"  note: lich-plugin reports for this harness; to move to lichhook: "
-                      f"{_install_hint(h.name)} --replace\n")
+            say(out, f"  note: lich-plugin reports for this harness; to move to lichhook: "
+                f"{_install_hint(h.name)} --replace")
     return bool(foreign)
-
-
-
-def _bytecode_mismatch(archive: str, python: str, magics: Magics) -> Optional[str]:
-    return bytecode_mismatch(Path(archive), python, magics.of(python))
 
 
 def _failures(env: Env, out) -> List[str]:
     """The hooks' recent failures, as they recorded them in the state folder, oldest first."""
     found = recent(env.environ, 10)
     where = os.path.join(folder(env.environ), NAME)
-    out.write(f"\nRecent hook failures ({where})\n")
-    if not found:
-        out.write("  none recorded\n")
-    for entry in found:
-        out.write(f"  {describe(entry)}\n")
-    return [describe(entry) for entry in found]
+    said = [describe(entry) for entry in found]
+    say(out, "", f"Recent hook failures ({where})", *(f"  {line}" for line in said or ["none recorded"]))
+    return said

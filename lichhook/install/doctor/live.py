@@ -32,6 +32,7 @@ from lichhook.hook import Debug, Hook
 from lichhook.demo import life_of
 from lichhook.failures import describe, recent
 from lichhook.host import all_adapters
+from lichhook.install.face import plural
 from lichhook.install.harness import Registered
 from lichhook.install.quoting import split_words
 from lichhook.standin import StandIn
@@ -54,9 +55,9 @@ MCP_INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
 
 
 class Outcome(NamedTuple):
-    """What one live run showed: ``line`` for people; ``problem`` None when it worked."""
+    """What one live run showed: ``said`` in a few words; ``problem`` None when it worked."""
 
-    line: str
+    said: str
     problem: Optional[str] = None
     fix: Optional[str] = None
     reinstall: bool = False  # the fix is an install, and ``fix`` what follows its command
@@ -113,9 +114,9 @@ class LiveCheck:
         """Run ``found`` live; its outcome."""
         argv = command_of(found, windows)
         if argv is None:
-            return Outcome("run:     not run (its command does not split into words)")
+            return Outcome("not run (its command does not split into words)")
         if time.monotonic() >= self.deadline:
-            return Outcome(f"run:     not run (doctor's {self.budget:.0f} s for live runs are spent)")
+            return Outcome(f"not run (doctor's {self.budget:.0f} s for live runs are spent)")
         words = tuple(argv[argv.index(found.archive) + 1:]) if found.archive in argv else ()
         if words[:1] == ("mcp",):
             return self._mcp(argv)
@@ -125,14 +126,14 @@ class LiveCheck:
             return self._module(found, argv, words)
         if words and not words[0].startswith("-"):
             return self._hook(found, argv, words[0], words[1] if len(words) > 1 else None)
-        return Outcome("run:     not run (not a command doctor knows how to run)")
+        return Outcome("not run (not a command doctor knows how to run)")
 
     # -- the kinds of registration ---------------------------------------------------------
 
     def _hook(self, found: Registered, argv: List[str], provider: str, event: Optional[str]) -> Outcome:
         adapter = self.adapter(provider)
         if adapter is None:
-            return Outcome(f"run:     not run (no adapter here serves provider {provider!r})")
+            return Outcome(f"not run (no adapter here serves provider {provider!r})")
         folder = self._folder(provider)
         payload = sample_payload(self.samples(provider) or adapter, event, folder)
         return self._judge(found, argv, adapter, provider, event, payload, folder)
@@ -143,7 +144,7 @@ class LiveCheck:
         provider = words[0]
         adapter = self.adapter(provider)
         if adapter is None:
-            return Outcome(f"run:     not run (no adapter here serves provider {provider!r})")
+            return Outcome(f"not run (no adapter here serves provider {provider!r})")
         folder = self._folder(provider)
         steps = life_of(self.samples(provider) or adapter, folder)
         at = words.index("<event>")
@@ -157,8 +158,8 @@ class LiveCheck:
         if bad:
             return bad[0]
         if not outcomes:
-            return Outcome("run:     not run (its adapter has no sample session)")
-        return Outcome(f"run:     {len(outcomes)} events of a sample session, each exit 0, reports accepted, "
+            return Outcome("not run (its adapter has no sample session)")
+        return Outcome(f"{len(outcomes)} events of a sample session, each exit 0, reports accepted, "
                        "stdout as the module reads it")
 
     def _waits_hook(self, found: Registered, argv: List[str], words: Tuple[str, ...]) -> Outcome:
@@ -178,15 +179,15 @@ class LiveCheck:
             if isinstance(said, dict) and isinstance(said.get("systemMessage"), str):
                 # What these hooks let through for a reason they also say as systemMessage.
                 message = said["systemMessage"][:300]
-                return Outcome(f"run:     exit 0, but the hook did not do its job; it says: {message}",
+                return Outcome(f"exit 0, but the hook did not do its job; it says: {message}",
                                f"{found.label} in {found.path}: the waits hook does not do its job; it says: {message}",
                                "change what its words name (a waits folder given to it must exist), then run "
                                "doctor again")
             if not isinstance(said, dict):
-                return Outcome(f"run:     exit 0, but stdout is not the JSON object {found.label} takes: {shown(text)}",
+                return Outcome(f"exit 0, but stdout is not the JSON object {found.label} takes: {shown(text)}",
                                f"{found.label} in {found.path} prints what its harness cannot read",
                                "run it with LICHHOOK_DEBUG=1 to see why, and report it")
-        return Outcome(f"run:     exit 0; reads the waits, sends nothing to lich by design; stdout {shown(text)}")
+        return Outcome(f"exit 0; reads the waits, sends nothing to lich by design; stdout {shown(text)}")
 
     def _mcp(self, argv: List[str]) -> Outcome:
         request = (json.dumps(MCP_INITIALIZE) + "\n").encode("utf-8")
@@ -195,10 +196,10 @@ class LiveCheck:
             done = subprocess.run(argv, input=request, env=env, cwd=self.work.name, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, timeout=self._timeout())
         except subprocess.TimeoutExpired:
-            return Outcome("run:     the MCP server did not answer initialize in time",
+            return Outcome("the MCP server did not answer initialize in time",
                            "the MCP server does not answer", "run the command by hand to see why")
         except OSError as exc:
-            return Outcome(f"run:     could not start ({exc})", f"the MCP server cannot start ({exc})",
+            return Outcome(f"could not start ({exc})", f"the MCP server cannot start ({exc})",
                            "install again with a working Python")
         for line in done.stdout.decode("utf-8", "replace").splitlines():
             try:
@@ -207,10 +208,10 @@ class LiveCheck:
                 continue
             if isinstance(answer, dict) and isinstance(answer.get("result"), dict):
                 info = answer["result"].get("serverInfo") or {}
-                return Outcome(f"run:     the MCP server answered initialize ({info.get('name', '?')} "
+                return Outcome(f"the MCP server answered initialize ({info.get('name', '?')} "
                                f"{info.get('version', '?')}, protocol {answer['result'].get('protocolVersion', '?')})")
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        return Outcome(f"run:     the MCP server gave no answer to initialize ({why[0][:160]})",
+        return Outcome(f"the MCP server gave no answer to initialize ({why[0][:160]})",
                        f"the MCP server gives no answer to initialize ({why[0][:160]})",
                        "run the command by hand to see why; install again with a supported Python")
 
@@ -249,7 +250,7 @@ class LiveCheck:
         sent = (f"{plural(len(accepted), 'report')} arrived, accepted ("
                 + ", ".join(sorted({r.contract or '?' for r in accepted})) + ")"
                 if accepted else "sends nothing for this sample, as the adapter decides")
-        return Outcome(f"run:     exit 0; {sent}; stdout as the contract asks ({shown(ran.stdout)})")
+        return Outcome(f"exit 0; {sent}; stdout as the contract asks ({shown(ran.stdout)})")
 
     def _failed(self, found: Registered, ran: Ran, kind: str, what: Optional[str] = None) -> Outcome:
         """A run that would leave its harness with nothing: the problem, and the fix's tail
@@ -259,12 +260,12 @@ class LiveCheck:
         why = self._why(ran)
         if why and why in what:
             why = ""
-        line = f"run:     FAILED: {what}" + (f"; why: {why}" if why else "")
+        said = f"FAILED: {what}" + (f"; why: {why}" if why else "")
         problem = f"{found.label} in {found.path}: {kind} would leave its harness with nothing: {what}" + (
             f" ({why})" if why else "")
         fix = (f"with a Python this release is tested on ({TESTED_PYTHONS[0]} to {TESTED_PYTHONS[-1]}); "
                "to see why it fails, run its command with LICHHOOK_DEBUG=1 and a payload on stdin")
-        return Outcome(line, problem, fix, reinstall=True)
+        return Outcome(said, problem, fix, reinstall=True)
 
     def _why(self, ran: Ran) -> str:
         """The newest failure the run recorded, else the last line it wrote on stderr."""
@@ -298,20 +299,13 @@ class LiveCheck:
         env.update(self.standin.environ())
         env["LICHHOOK_WAITS_DIR"] = waits = os.path.join(self.work.name, "waits")
         os.makedirs(waits, mode=0o700, exist_ok=True)
-        env["XDG_STATE_HOME"] = self._state()
+        env["XDG_STATE_HOME"] = os.path.join(self.work.name, "state")
         return env
-
-    def _state(self) -> str:
-        return os.path.join(self.work.name, "state")
 
     def _folder(self, provider: str) -> str:
         folder = os.path.join(self.work.name, "cwd", provider)
         os.makedirs(folder, exist_ok=True)
         return folder
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _text(data: object) -> str:
