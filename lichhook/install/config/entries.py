@@ -186,33 +186,36 @@ class Python(Field):
         return ("same",) if value == target.python else ("set", (), target.python)
 
 
+def archive_index(items: Any, target: Target) -> Optional[int]:
+    """Where the archive stands in an argument list (after the interpreter's options and
+    lichhook's launcher), or None when the first word that is not one of them names none of
+    lichhook's archives."""
+    items = items if isinstance(items, list) else []
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if item == "-c" and i + 1 < len(items) and is_launcher(items[i + 1]):
+            i += 2
+            continue
+        if isinstance(item, str) and item.startswith("-") and item != "-c":
+            i += 1
+            continue
+        return i if isinstance(item, str) and target.archive_of(item) else None
+    return None
+
+
 class Argv(Field):
     """A list ``[<options...>, <archive>, <sub...>]``, then any arguments the user added."""
 
-    @staticmethod
-    def _archive_index(items: Optional[List[Optional[str]]], target: Target) -> Optional[int]:
-        items = items or []
-        i = 0
-        while i < len(items):
-            item = items[i]
-            if item == "-c" and i + 1 < len(items) and is_launcher(items[i + 1]):
-                i += 2
-                continue
-            if isinstance(item, str) and item.startswith("-") and item != "-c":
-                i += 1
-                continue
-            return i if isinstance(item, str) and target.archive_of(item) else None
-        return None
-
     def locate(self, node: Node, target: Target) -> Optional[tuple]:
         items = node.strings()
-        i = self._archive_index(items, target)
+        i = archive_index(items, target)
         return None if i is None else (None, items[i + 1:])  # type: ignore[index]
 
     def updated(self, node: Node, target: Target, sub: Sequence[str],
                 to: Optional[Sequence[str]] = None) -> Optional[tuple]:
         items = node.strings()
-        i = self._archive_index(items, target)
+        i = archive_index(items, target)
         if i is None or items[i + 1:i + 1 + len(sub)] != list(sub):  # type: ignore[index]
             return None
         wanted = [*target.options(*(sub if to is None else to)), target.archive]
@@ -222,7 +225,7 @@ class Argv(Field):
 
     def additions(self, node: Node, target: Target, sub: Sequence[str]) -> List[str]:
         items = node.strings() or []
-        i = self._archive_index(items, target)
+        i = archive_index(items, target)
         extra = items[i + 1 + len(sub):] if i is not None else []
         if not extra:
             return []
@@ -246,16 +249,12 @@ class Wanted:
 # -- reading entries ---------------------------------------------------------------------
 
 
-def handler_strings(node: Optional[Node]) -> str:
-    """Every command-like string of a handler or server, joined: what marks it as ours."""
-    if node is None or node.kind != "object":
-        return ""
-    parts = [node.get(key) for key in COMMAND_KEYS]
-    texts = [p.string() for p in parts if p is not None]
-    args = node.get("args")
-    if args is not None:
-        texts.extend(args.strings() or [])
-    return "\n".join(t for t in texts if isinstance(t, str))
+def command_strings(handler: Mapping[str, Any]) -> str:
+    """Every command-like string of a handler or server (plain values), joined: what
+    marks it as ours."""
+    args = handler.get("args")
+    parts = [handler.get(key) for key in COMMAND_KEYS] + (args if isinstance(args, list) else [])
+    return "\n".join(p for p in parts if isinstance(p, str))
 
 
 def handler_dict(node: Node) -> dict:
@@ -269,6 +268,11 @@ def handler_dict(node: Node) -> dict:
     if args is not None and args.kind == "array":
         out["args"] = args.strings()
     return out
+
+
+def handler_strings(node: Optional[Node]) -> str:
+    """``command_strings`` of a handler or server in a JSON config."""
+    return command_strings(handler_dict(node)) if node is not None else ""
 
 
 def is_ours(node: Optional[Node], target: Target) -> bool:

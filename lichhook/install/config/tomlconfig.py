@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
+from lichhook.install.config.entries import archive_index, command_strings
 from lichhook.install.config.textblock import decode, newline_of
 from lichhook.install.errors import ConfigError
 from lichhook.install.copies.target import Target
@@ -157,24 +158,8 @@ def _wanted(target: Target) -> dict:
     return {"command": python, "args": args}
 
 
-def archive_index(args: Any, target: Target) -> Optional[int]:
-    """Where the archive stands in ``args`` (after the interpreter's options), or None
-    when the first word that is not an option names none of lichhook's archives."""
-    for i, item in enumerate(args if isinstance(args, list) else ()):
-        if isinstance(item, str) and item.startswith("-"):
-            continue
-        return i if isinstance(item, str) and target.archive_of(item) else None
-    return None
-
-
-def _strings(entry: dict) -> str:
-    args = entry.get("args")
-    parts = [entry.get("command")] + (args if isinstance(args, list) else [])
-    return "\n".join(p for p in parts if isinstance(p, str))
-
-
 def is_ours(entry: Any, target: Target) -> bool:
-    return isinstance(entry, dict) and target.owns(_strings(entry))
+    return isinstance(entry, dict) and target.owns(command_strings(entry))
 
 
 # -- markers of an earlier release -----------------------------------------------------------
