@@ -30,7 +30,7 @@ import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from lichhook.install.config.entries import archive_index, command_strings
-from lichhook.install.config.textblock import decode, newline_of
+from lichhook.install.config.textblock import appended, decode, newline_of
 from lichhook.install.errors import ConfigError
 from lichhook.install.copies.target import Target
 
@@ -293,14 +293,7 @@ def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Op
 
 
 def _appended(text: str, target: Target, value: dict, wanted: dict) -> Optional[str]:
-    newline = newline_of(text)
-    table = render(target, newline)
-    if not text:
-        candidate = table
-    elif text.endswith("\n"):
-        candidate = text + newline + table
-    else:
-        candidate = text + newline + newline + table[:-len(newline)]
+    candidate = appended(text, render(target, newline_of(text)))
     expected = dict(value)
     expected[KEY[0]] = dict(value.get(KEY[0]) or {}, **{KEY[1]: wanted})
     # A header cannot extend mcp_servers written as an inline table (tomlkit would also
