@@ -187,21 +187,10 @@ class Python(Field):
 
 
 def archive_index(items: Any, target: Target) -> Optional[int]:
-    """Where the archive stands in an argument list (after the interpreter's options and
-    lichhook's launcher), or None when the first word that is not one of them names none of
-    lichhook's archives."""
-    items = items if isinstance(items, list) else []
-    i = 0
-    while i < len(items):
-        item = items[i]
-        if item == "-c" and i + 1 < len(items) and is_launcher(items[i + 1]):
-            i += 2
-            continue
-        if isinstance(item, str) and item.startswith("-") and item != "-c":
-            i += 1
-            continue
-        return i if isinstance(item, str) and target.archive_of(item) else None
-    return None
+    """Where the archive stands in an argument list: after nothing but the interpreter's
+    options and lichhook's launcher (``owned_words`` with no Python before them), else None."""
+    found = owned_words(items, target) if isinstance(items, list) else None
+    return found[1] if found is not None and found[0] < 0 else None
 
 
 class Argv(Field):
@@ -293,12 +282,6 @@ def written_sub(node: Optional[Node], wanted: Wanted, target: Target) -> Optiona
                     return sub
             return None
     return None
-
-
-def matches(node: Optional[Node], wanted: Wanted, target: Target) -> bool:
-    """Whether ``node`` is lichhook's entry for ``wanted`` (same subcommand, or one an
-    earlier release wrote for it)."""
-    return written_sub(node, wanted, target) is not None
 
 
 def _same(node: Node, value: Any) -> bool:
@@ -409,7 +392,8 @@ def install_hooks(doc: Doc, path: str, table: Sequence[str], event: str, wanted:
         raise ConfigError(f"{path}: {_dotted(event_path)} is not a list; fix it, then run again. It was left untouched.")
     missing = []
     for w in wanted:
-        found = [p for p in _handler_paths(doc, event_path, group is None) if matches(doc.at(p), w, target)]
+        found = [p for p in _handler_paths(doc, event_path, group is None)
+                 if written_sub(doc.at(p), w, target) is not None]
         if not found:
             missing.append(w)
         for where in found:
@@ -464,16 +448,14 @@ def remove_pruning(doc: Doc, where: Sequence, keep: Callable[[tuple], Optional[s
         above = above[:-1]
 
 
-def remove_hooks(doc: Doc, table: Sequence[str], events: Optional[Sequence[str]], target: Target,
-                 keep: Callable[[tuple], Optional[str]], flat: Flat = False) -> None:
-    """Take every handler of lichhook out of ``events`` (None: every event of
-    ``table``, so that one an earlier release registered goes too); a group left
-    without handlers goes, and so does a list or table only lichhook's removal emptied."""
-    if events is None:
-        node = doc.at(tuple(table))
-        members = node.members() if node is not None and node.kind == "object" else []
-        events = list(dict.fromkeys(m.key for m in members))
-    for event in events:
+def remove_hooks(doc: Doc, table: Sequence[str], target: Target, keep: Callable[[tuple], Optional[str]],
+                 flat: Flat = False) -> None:
+    """Take every handler of lichhook out of every event of ``table`` (so that one an
+    earlier release registered goes too); a group left without handlers goes, and so
+    does a list or table only lichhook's removal emptied."""
+    node = doc.at(tuple(table))
+    members = node.members() if node is not None and node.kind == "object" else []
+    for event in dict.fromkeys(m.key for m in members):
         event_path = (*table, event)
         flat_here = is_flat(flat, event)
         while True:
