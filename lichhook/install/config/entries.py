@@ -49,7 +49,7 @@ class Field:
 
     def updated(self, node: Node, target: Target, sub: Sequence[str],
                 to: Optional[Sequence[str]] = None) -> Optional[tuple]:
-        """("same",) when the field is current; ("set", path, value) to update it, or
+        """("same",) when the field is current; ("set", value) to update it, or
         ("items", start, stop, values) to put values in place of a run of a list's items;
         None when lichhook's part of it cannot be told apart. ``sub``: lichhook's words
         as written there; ``to``: the words to write instead (an earlier release's bare
@@ -157,7 +157,7 @@ class Line(Field):
         new = self.updated_text(old, target, sub, to) if old is not None else None
         if new is None:
             return None
-        return ("same",) if new == old else ("set", (), new)
+        return ("same",) if new == old else ("set", new)
 
     def additions_text(self, old: str, target: Target, sub: Sequence[str]) -> List[str]:
         found = self._extras(old, target, sub)
@@ -183,7 +183,7 @@ class Python(Field):
         value = node.string()
         if value is None:
             return None
-        return ("same",) if value == target.python else ("set", (), target.python)
+        return ("same",) if value == target.python else ("set", target.python)
 
 
 def archive_index(items: Any, target: Target) -> Optional[int]:
@@ -356,7 +356,7 @@ def update(doc: Doc, where: Sequence, wanted: Wanted, target: Target, label: str
         if kind == "add":
             doc.add_member(where, key, wanted.entry[key])
         elif kind == "set":
-            doc.replace((*where, key, *args[0]), args[1])
+            doc.replace((*where, key), args[0])
         else:  # "items": a run of a list's items
             doc.replace_items((*where, key), *args)
 

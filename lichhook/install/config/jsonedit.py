@@ -63,7 +63,7 @@ class Doc:
             if node is None:
                 return None
             if isinstance(step, str):
-                node = node.get(step) if node.kind == "object" else None
+                node = node.get(step)  # None in anything but an object
             else:
                 items = node.items()
                 node = items[step] if 0 <= step < len(items) else None

@@ -314,13 +314,3 @@ def parse(text: str) -> Optional[Node]:
     if rest != len(text):
         raise JsonTextError("Extra data after the JSON value", text, rest)
     return Node(text, start, end)
-
-
-def string_literal(text: str) -> Optional[str]:
-    """The JSON string ``text`` holds, whole, or None when it is anything else."""
-    try:
-        node = parse(text)
-    except JsonTextError:
-        return None
-    return node.string() if node is not None else None
-
