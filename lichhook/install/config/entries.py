@@ -4,14 +4,14 @@ flat lists) and MCP servers. Found, added when missing, updated, removed.
 An entry is lichhook's when one of its command strings names one of lichhook's archive
 copies. In it lichhook owns four things: the Python, the interpreter options between the
 Python and the archive (``-I -S -c <launcher>``; ``-I -S`` or none in entries earlier
-releases wrote), the archive
-path and its own subcommand words (``claude-code stop``, ``mcp``). Everything else is the user's once written: words after
-ours on the command line (a waits folder), other keys (``env``, ``cwd``), an edited
-``timeout`` or ``matcher``. The subcommand words an earlier release wrote for an entry
+releases wrote), the archive path and its own subcommand words (``claude-code stop``,
+``mcp``). Everything else is the user's once written: words after ours on the command
+line (a waits folder), other keys (``env``, ``cwd``), an edited ``timeout`` or
+``matcher``. The subcommand words an earlier release wrote for an entry
 (``Wanted.earlier``: the bare ``crush`` where this release writes ``crush PreToolUse``)
-are lichhook's too, and are rewritten in place. A reinstall rewrites only the owned words, so the user's
-additions stay as they are; an entry whose owned words cannot be told apart (a wrapper
-command before ours, say) is left alone, and the install says so.
+are lichhook's too, and are rewritten in place. A reinstall rewrites only the owned
+words, so the user's additions stay as they are; an entry whose owned words cannot be
+told apart (a wrapper command before ours, say) is left alone, and the install says so.
 """
 
 from __future__ import annotations
