@@ -493,6 +493,17 @@ def test_module_source_escapes_paths_as_js_strings(tmp_path):
         assert json.loads(check.stdout) == [python, archive]
 
 
+def test_a_baked_value_nested_past_pythons_recursion_reads_as_none():
+    """A module whose constants were edited into arrays nested 100,000 deep: doctor reads
+    them as not lichhook's, and does not fail."""
+    from lichhook.install.harnesses.modules import baked_events, baked_flags, baked_paths
+
+    deep = "[" * 100_000 + "]" * 100_000
+    raw = "\n".join(f"const {name} = {deep};" for name in ("PYTHON", "ARCHIVE", "FLAGS", "EVENTS")).encode()
+    assert baked_paths(raw) == (None, None)
+    assert baked_flags(raw) == [] and baked_events(raw) is None
+
+
 # -- modules earlier releases installed (tests/fixtures/js/) -------------------------------------
 
 EARLIER = Path(__file__).parent / "fixtures" / "js"

@@ -277,6 +277,16 @@ def test_textblock_put_and_remove_round_trip():
         assert textblock.remove(added, begin, end, own) == text  # byte for byte, final newline or not
 
 
+def test_textblock_round_trip_in_a_file_of_blank_lines():
+    # remove takes one blank line away with the block: put must have added it, also
+    # where the file holds nothing but blank lines
+    begin, end = "# >>> b >>>", "# <<< b <<<"
+    for text in ["\n\n", " \n\n", "\r\n\r\n", "\n\n\n"]:
+        block = textblock.newline_of(text).join([begin, "line", end, ""])
+        added = textblock.put(text, block, begin, end, lambda line: line == "line")
+        assert textblock.remove(added, begin, end, lambda line: line == "line") == text
+
+
 # -- the archive is planned before it is copied ------------------------------------------
 
 PY_LONG = "C:\\Program Files\\Python312\\python.exe"

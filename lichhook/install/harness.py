@@ -208,7 +208,7 @@ class EntryHarness(Harness):
             for event, handlers in wanted.items():
                 entries.install_hooks(doc, hooks, self.table, event, handlers, self.group(event), target, arg)
             if not install:
-                entries.remove_hooks(doc, self.table, None, target, arg, flat=self.flat)
+                entries.remove_hooks(doc, self.table, target, arg, flat=self.flat)
             if mcp == hooks:
                 server_change(doc, arg)
 

@@ -4,14 +4,14 @@ flat lists) and MCP servers. Found, added when missing, updated, removed.
 An entry is lichhook's when one of its command strings names one of lichhook's archive
 copies. In it lichhook owns four things: the Python, the interpreter options between the
 Python and the archive (``-I -S -c <launcher>``; ``-I -S`` or none in entries earlier
-releases wrote), the archive
-path and its own subcommand words (``claude-code stop``, ``mcp``). Everything else is the user's once written: words after
-ours on the command line (a waits folder), other keys (``env``, ``cwd``), an edited
-``timeout`` or ``matcher``. The subcommand words an earlier release wrote for an entry
+releases wrote), the archive path and its own subcommand words (``claude-code stop``,
+``mcp``). Everything else is the user's once written: words after ours on the command
+line (a waits folder), other keys (``env``, ``cwd``), an edited ``timeout`` or
+``matcher``. The subcommand words an earlier release wrote for an entry
 (``Wanted.earlier``: the bare ``crush`` where this release writes ``crush PreToolUse``)
-are lichhook's too, and are rewritten in place. A reinstall rewrites only the owned words, so the user's
-additions stay as they are; an entry whose owned words cannot be told apart (a wrapper
-command before ours, say) is left alone, and the install says so.
+are lichhook's too, and are rewritten in place. A reinstall rewrites only the owned
+words, so the user's additions stay as they are; an entry whose owned words cannot be
+told apart (a wrapper command before ours, say) is left alone, and the install says so.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Field:
 
     def updated(self, node: Node, target: Target, sub: Sequence[str],
                 to: Optional[Sequence[str]] = None) -> Optional[tuple]:
-        """("same",) when the field is current; ("set", path, value) to update it, or
+        """("same",) when the field is current; ("set", value) to update it, or
         ("items", start, stop, values) to put values in place of a run of a list's items;
         None when lichhook's part of it cannot be told apart. ``sub``: lichhook's words
         as written there; ``to``: the words to write instead (an earlier release's bare
@@ -157,7 +157,7 @@ class Line(Field):
         new = self.updated_text(old, target, sub, to) if old is not None else None
         if new is None:
             return None
-        return ("same",) if new == old else ("set", (), new)
+        return ("same",) if new == old else ("set", new)
 
     def additions_text(self, old: str, target: Target, sub: Sequence[str]) -> List[str]:
         found = self._extras(old, target, sub)
@@ -183,36 +183,28 @@ class Python(Field):
         value = node.string()
         if value is None:
             return None
-        return ("same",) if value == target.python else ("set", (), target.python)
+        return ("same",) if value == target.python else ("set", target.python)
+
+
+def archive_index(items: Any, target: Target) -> Optional[int]:
+    """Where the archive stands in an argument list: after nothing but the interpreter's
+    options and lichhook's launcher (``owned_words`` with no Python before them), else None."""
+    found = owned_words(items, target) if isinstance(items, list) else None
+    return found[1] if found is not None and found[0] < 0 else None
 
 
 class Argv(Field):
     """A list ``[<options...>, <archive>, <sub...>]``, then any arguments the user added."""
 
-    @staticmethod
-    def _archive_index(items: Optional[List[Optional[str]]], target: Target) -> Optional[int]:
-        items = items or []
-        i = 0
-        while i < len(items):
-            item = items[i]
-            if item == "-c" and i + 1 < len(items) and is_launcher(items[i + 1]):
-                i += 2
-                continue
-            if isinstance(item, str) and item.startswith("-") and item != "-c":
-                i += 1
-                continue
-            return i if isinstance(item, str) and target.archive_of(item) else None
-        return None
-
     def locate(self, node: Node, target: Target) -> Optional[tuple]:
         items = node.strings()
-        i = self._archive_index(items, target)
+        i = archive_index(items, target)
         return None if i is None else (None, items[i + 1:])  # type: ignore[index]
 
     def updated(self, node: Node, target: Target, sub: Sequence[str],
                 to: Optional[Sequence[str]] = None) -> Optional[tuple]:
         items = node.strings()
-        i = self._archive_index(items, target)
+        i = archive_index(items, target)
         if i is None or items[i + 1:i + 1 + len(sub)] != list(sub):  # type: ignore[index]
             return None
         wanted = [*target.options(*(sub if to is None else to)), target.archive]
@@ -222,7 +214,7 @@ class Argv(Field):
 
     def additions(self, node: Node, target: Target, sub: Sequence[str]) -> List[str]:
         items = node.strings() or []
-        i = self._archive_index(items, target)
+        i = archive_index(items, target)
         extra = items[i + 1 + len(sub):] if i is not None else []
         if not extra:
             return []
@@ -246,16 +238,12 @@ class Wanted:
 # -- reading entries ---------------------------------------------------------------------
 
 
-def handler_strings(node: Optional[Node]) -> str:
-    """Every command-like string of a handler or server, joined: what marks it as ours."""
-    if node is None or node.kind != "object":
-        return ""
-    parts = [node.get(key) for key in COMMAND_KEYS]
-    texts = [p.string() for p in parts if p is not None]
-    args = node.get("args")
-    if args is not None:
-        texts.extend(args.strings() or [])
-    return "\n".join(t for t in texts if isinstance(t, str))
+def command_strings(handler: Mapping[str, Any]) -> str:
+    """Every command-like string of a handler or server (plain values), joined: what
+    marks it as ours."""
+    args = handler.get("args")
+    parts = [handler.get(key) for key in COMMAND_KEYS] + (args if isinstance(args, list) else [])
+    return "\n".join(p for p in parts if isinstance(p, str))
 
 
 def handler_dict(node: Node) -> dict:
@@ -269,6 +257,11 @@ def handler_dict(node: Node) -> dict:
     if args is not None and args.kind == "array":
         out["args"] = args.strings()
     return out
+
+
+def handler_strings(node: Optional[Node]) -> str:
+    """``command_strings`` of a handler or server in a JSON config."""
+    return command_strings(handler_dict(node)) if node is not None else ""
 
 
 def is_ours(node: Optional[Node], target: Target) -> bool:
@@ -289,12 +282,6 @@ def written_sub(node: Optional[Node], wanted: Wanted, target: Target) -> Optiona
                     return sub
             return None
     return None
-
-
-def matches(node: Optional[Node], wanted: Wanted, target: Target) -> bool:
-    """Whether ``node`` is lichhook's entry for ``wanted`` (same subcommand, or one an
-    earlier release wrote for it)."""
-    return written_sub(node, wanted, target) is not None
 
 
 def _same(node: Node, value: Any) -> bool:
@@ -369,7 +356,7 @@ def update(doc: Doc, where: Sequence, wanted: Wanted, target: Target, label: str
         if kind == "add":
             doc.add_member(where, key, wanted.entry[key])
         elif kind == "set":
-            doc.replace((*where, key, *args[0]), args[1])
+            doc.replace((*where, key), args[0])
         else:  # "items": a run of a list's items
             doc.replace_items((*where, key), *args)
 
@@ -405,7 +392,8 @@ def install_hooks(doc: Doc, path: str, table: Sequence[str], event: str, wanted:
         raise ConfigError(f"{path}: {_dotted(event_path)} is not a list; fix it, then run again. It was left untouched.")
     missing = []
     for w in wanted:
-        found = [p for p in _handler_paths(doc, event_path, group is None) if matches(doc.at(p), w, target)]
+        found = [p for p in _handler_paths(doc, event_path, group is None)
+                 if written_sub(doc.at(p), w, target) is not None]
         if not found:
             missing.append(w)
         for where in found:
@@ -460,16 +448,14 @@ def remove_pruning(doc: Doc, where: Sequence, keep: Callable[[tuple], Optional[s
         above = above[:-1]
 
 
-def remove_hooks(doc: Doc, table: Sequence[str], events: Optional[Sequence[str]], target: Target,
-                 keep: Callable[[tuple], Optional[str]], flat: Flat = False) -> None:
-    """Take every handler of lichhook out of ``events`` (None: every event of
-    ``table``, so that one an earlier release registered goes too); a group left
-    without handlers goes, and so does a list or table only lichhook's removal emptied."""
-    if events is None:
-        node = doc.at(tuple(table))
-        members = node.members() if node is not None and node.kind == "object" else []
-        events = list(dict.fromkeys(m.key for m in members))
-    for event in events:
+def remove_hooks(doc: Doc, table: Sequence[str], target: Target, keep: Callable[[tuple], Optional[str]],
+                 flat: Flat = False) -> None:
+    """Take every handler of lichhook out of every event of ``table`` (so that one an
+    earlier release registered goes too); a group left without handlers goes, and so
+    does a list or table only lichhook's removal emptied."""
+    node = doc.at(tuple(table))
+    members = node.members() if node is not None and node.kind == "object" else []
+    for event in dict.fromkeys(m.key for m in members):
         event_path = (*table, event)
         flat_here = is_flat(flat, event)
         while True:

@@ -63,16 +63,21 @@ class Doc:
             if node is None:
                 return None
             if isinstance(step, str):
-                node = node.get(step) if node.kind == "object" else None
+                node = node.get(step)  # None in anything but an object
             else:
                 items = node.items()
                 node = items[step] if 0 <= step < len(items) else None
         return node
 
-    def _child_index(self, path: Path) -> tuple:
-        parent = self.at(path[:-1])
-        if parent is None:
+    def _must(self, path: Path, kind: Optional[str] = None) -> jsontext.Node:
+        """The value at ``path`` (of ``kind`` when given); KeyError when there is none."""
+        node = self.at(path)
+        if node is None or (kind is not None and node.kind != kind):
             raise KeyError(path)
+        return node
+
+    def _child_index(self, path: Path) -> tuple:
+        parent = self._must(path[:-1])
         step = path[-1]
         index = parent.index_of(step) if isinstance(step, str) else step
         if index is None or not 0 <= index < len(parent.children()):
@@ -167,23 +172,15 @@ class Doc:
 
     def add_member(self, path: Path, key: str, value: Any) -> None:
         """Append ``"key": value`` to the object at ``path``."""
-        container = self.at(path)
-        if container is None or container.kind != "object":
-            raise KeyError(path)
-        self._append(container, key, value)
+        self._append(self._must(path, "object"), key, value)
 
     def add_item(self, path: Path, value: Any) -> None:
         """Append ``value`` to the array at ``path``."""
-        container = self.at(path)
-        if container is None or container.kind != "array":
-            raise KeyError(path)
-        self._append(container, None, value)
+        self._append(self._must(path, "array"), None, value)
 
     def replace(self, path: Path, value: Any) -> None:
         """Put ``value`` (a scalar, or a container laid out like the file) at ``path``."""
-        node = self.at(path)
-        if node is None:
-            raise KeyError(path)
+        node = self._must(path)
         multiline = "\n" in (self.root.raw if self.root is not None else "")
         unit = self.unit() if multiline else None
         text = self._dumps(value, unit, self.newline(), _line_indent(self.text, node.start), ", ", ": ")
@@ -193,8 +190,7 @@ class Doc:
     def replace_items(self, path: Path, start: int, stop: int, values: Sequence[Any]) -> None:
         """Put the scalars ``values`` in place of items ``start`` to ``stop`` (at least
         one) of the array at ``path``, separated as its first two items are."""
-        node = self.at(path)
-        kids = node.items() if node is not None and node.kind == "array" else []
+        kids = self._must(path, "array").items()
         if not 0 <= start < stop <= len(kids):
             raise KeyError(path)
         sep = self.text[kids[0].end:kids[1].start] if len(kids) > 1 else ", "
@@ -203,9 +199,7 @@ class Doc:
 
     def replace_raw(self, path: Path, raw: str) -> None:
         """Put the JSON text ``raw`` at ``path`` as it is."""
-        node = self.at(path)
-        if node is None:
-            raise KeyError(path)
+        node = self._must(path)
         self._splice(node.start, node.end, raw)
 
     def remove(self, path: Path) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from json.decoder import JSONDecodeError, JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]  # typeshed omits it
-from typing import Iterator, List, Optional
+from typing import List, Optional
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -303,21 +303,6 @@ class Node:
             return None
         return [item.string() for item in self.items()]
 
-    def walk_strings(self) -> Iterator[str]:
-        """Every string value under this node (not keys), iteratively."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            kind = node.kind
-            if kind == "string":
-                value = node.string()
-                if value is not None:
-                    yield value
-            elif kind == "object":
-                stack.extend(m.value for m in reversed(node.members()))
-            elif kind == "array":
-                stack.extend(reversed(node.items()))
-
 
 def parse(text: str) -> Optional[Node]:
     """The top-level value of ``text``, or None for a blank text. Raises JsonTextError."""
@@ -329,22 +314,3 @@ def parse(text: str) -> Optional[Node]:
     if rest != len(text):
         raise JsonTextError("Extra data after the JSON value", text, rest)
     return Node(text, start, end)
-
-
-def string_literal(text: str) -> Optional[str]:
-    """The JSON string ``text`` holds, whole, or None when it is anything else."""
-    try:
-        node = parse(text)
-    except JsonTextError:
-        return None
-    return node.string() if node is not None else None
-
-
-def string_list_head(text: str) -> Optional[str]:
-    """The first item of the JSON array ``text`` holds when it is a string, else None."""
-    try:
-        node = parse(text)
-    except JsonTextError:
-        return None
-    items = node.items() if node is not None else []
-    return items[0].string() if items else None

@@ -61,12 +61,17 @@ def put(text: str, block: str, begin: str, end: str, is_own: Callable[[str], boo
     if found:
         unterminated = found[1] == len(text) and not text.endswith("\n")
         return text[:found[0]] + (block.rstrip("\r\n") if unterminated else block) + text[found[1]:]
+    return appended(text, block)
+
+
+def appended(text: str, block: str) -> str:
+    """``text`` with ``block`` (lines in its line ending) after a blank line; without a
+    final newline when ``text`` has none. A text of blank lines gets its blank line too:
+    what ``remove`` takes away with the block."""
     newline = newline_of(text)
     if text and not text.endswith("\n"):
         return text + newline + newline + block.rstrip("\r\n")
-    if text.strip():
-        text += newline
-    return text + block
+    return text + newline + block if text else block
 
 
 def remove(text: str, begin: str, end: str, is_own: Callable[[str], bool]) -> str:

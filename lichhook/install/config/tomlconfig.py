@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from lichhook.install.config.textblock import decode, newline_of
+from lichhook.install.config.entries import archive_index, command_strings
+from lichhook.install.config.textblock import appended, decode, newline_of
 from lichhook.install.errors import ConfigError
 from lichhook.install.copies.target import Target
 
@@ -126,10 +127,30 @@ def plain(doc: Any) -> Any:
     return _comparable(doc.unwrap())
 
 
-def server(value: dict) -> Any:
-    """What ``mcp_servers.lichhook`` holds in a plain value (None when absent)."""
-    servers = value.get(KEY[0])
-    return servers.get(KEY[1]) if isinstance(servers, dict) else None
+def _at(value: Any, key: Tuple[str, ...]) -> Any:
+    """What a plain value holds at the key path ``key`` (None where a step is missing or
+    not a table)."""
+    for name in key:
+        value = value.get(name) if isinstance(value, dict) else None
+    return value
+
+
+def _deleted(value: dict, key: Tuple[str, ...]) -> dict:
+    """A copy of the plain ``value`` without the key path ``key``, which it holds."""
+    if len(key) == 1:
+        return {k: v for k, v in value.items() if k != key[0]}
+    return dict(value, **{key[0]: _deleted(value[key[0]], key[1:])})
+
+
+def _pruned(value: Optional[dict], tables: Tuple[str, ...]) -> Optional[dict]:
+    """``value`` without the table ``tables`` when it is empty, nor the tables above it
+    that this leaves empty: whether such a table's header stands or not, Codex reads
+    both alike."""
+    for depth in range(len(tables), 0, -1):
+        if value is None or _at(value, tables[:depth]) != {}:
+            break
+        value = _deleted(value, tables[:depth])
+    return value
 
 
 def _wanted(target: Target) -> dict:
@@ -137,45 +158,8 @@ def _wanted(target: Target) -> dict:
     return {"command": python, "args": args}
 
 
-def archive_index(args: Any, target: Target) -> Optional[int]:
-    """Where the archive stands in ``args`` (after the interpreter's options), or None
-    when the first word that is not an option names none of lichhook's archives."""
-    for i, item in enumerate(args if isinstance(args, list) else ()):
-        if isinstance(item, str) and item.startswith("-"):
-            continue
-        return i if isinstance(item, str) and target.archive_of(item) else None
-    return None
-
-
-def _strings(entry: dict) -> str:
-    args = entry.get("args")
-    parts = [entry.get("command")] + (args if isinstance(args, list) else [])
-    return "\n".join(p for p in parts if isinstance(p, str))
-
-
 def is_ours(entry: Any, target: Target) -> bool:
-    return isinstance(entry, dict) and target.owns(_strings(entry))
-
-
-def _without_server(value: dict) -> dict:
-    out = dict(value)
-    servers = dict(out.get(KEY[0]) or {})
-    servers.pop(KEY[1], None)
-    if servers:
-        out[KEY[0]] = servers
-    else:
-        out.pop(KEY[0], None)
-    return out
-
-
-def _normal(value: Optional[dict]) -> Optional[dict]:
-    """A value with an empty ``mcp_servers`` table dropped: Codex reads both alike."""
-    if value is None:
-        return None
-    if value.get(KEY[0]) == {}:
-        value = dict(value)
-        del value[KEY[0]]
-    return value
+    return isinstance(entry, dict) and target.owns(command_strings(entry))
 
 
 # -- markers of an earlier release -----------------------------------------------------------
@@ -244,20 +228,23 @@ def spans(doc: Any, text: str, key: Tuple[str, ...] = KEY) -> Optional[List[Tupl
     return merged or None
 
 
-def _cut(text: str, start: int, end: int, newline: str) -> str:
-    """``text`` without the table lines in [start, end): comment and blank lines at the
-    end stay (they lead into what follows), and so does the file's last newline
-    convention; one blank line goes where two would meet."""
-    lines = text[start:end].splitlines(keepends=True)
-    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
-        lines.pop()
-    removed = "".join(lines)
-    before, after = text[:start], text[start + len(removed):]
-    if before.endswith(newline * 2) and (after.startswith(newline) or not after):
-        before = before[:-len(newline)]
-    if not after and not removed.endswith("\n") and before.endswith(newline):
-        before = before[:-len(newline)]
-    return before + after
+def _cut(text: str, found: List[Tuple[int, int]]) -> str:
+    """``text`` without the table lines in each [start, end) of ``found``: comment and
+    blank lines at the end stay (they lead into what follows), and so does the file's last
+    newline convention; one blank line goes where two would meet."""
+    newline = newline_of(text)
+    for start, end in reversed(found):
+        lines = text[start:end].splitlines(keepends=True)
+        while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+            lines.pop()
+        removed = "".join(lines)
+        before, after = text[:start], text[start + len(removed):]
+        if before.endswith(newline * 2) and (after.startswith(newline) or not after):
+            before = before[:-len(newline)]
+        if not after and not removed.endswith("\n") and before.endswith(newline):
+            before = before[:-len(newline)]
+        text = before + after
+    return text
 
 
 # -- the three operations ----------------------------------------------------------------------
@@ -283,7 +270,7 @@ def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Op
     bom, original = decode(raw, path) if raw is not None else (b"", "")
     text = drop_legacy_markers(original)
     value = read_value(text, path)
-    servers, entry = value.get(KEY[0]), server(value)
+    servers, entry = value.get(KEY[0]), _at(value, KEY)
     wanted = _wanted(target)
     new: Optional[str] = None
     if servers is not None and not isinstance(servers, dict):
@@ -306,14 +293,7 @@ def add(raw: Optional[bytes], path: str, target: Target, notes: List[str]) -> Op
 
 
 def _appended(text: str, target: Target, value: dict, wanted: dict) -> Optional[str]:
-    newline = newline_of(text)
-    table = render(target, newline)
-    if not text:
-        candidate = table
-    elif text.endswith("\n"):
-        candidate = text + newline + table
-    else:
-        candidate = text + newline + newline + table[:-len(newline)]
+    candidate = appended(text, render(target, newline_of(text)))
     expected = dict(value)
     expected[KEY[0]] = dict(value.get(KEY[0]) or {}, **{KEY[1]: wanted})
     # A header cannot extend mcp_servers written as an inline table (tomlkit would also
@@ -411,66 +391,48 @@ def _without(text: str, path: str, key: Tuple[str, ...] = KEY,
     tomlkit, which takes seconds for thousands of tables."""
     if accept is not None:
         quick = _header_spans(text, key)
-        if quick is not None:
-            cut = text
-            newline = newline_of(text)
-            for start, end in reversed(quick):
-                cut = _cut(cut, start, end, newline)
-            if accept(cut):
-                return cut
-    doc = parse(text, path)
-    found = spans(doc, text, key)
-    if found is None:
-        return None
-    newline = newline_of(text)
-    for start, end in reversed(found):
-        text = _cut(text, start, end, newline)
-    return text
+        cut = _cut(text, quick) if quick is not None else None
+        if cut is not None and accept(cut):
+            return cut
+    found = spans(parse(text, path), text, key)
+    return _cut(text, found) if found is not None else None
 
 
-def _records_of(value: Optional[dict]) -> dict:
-    hooks = value.get("hooks") if isinstance(value, dict) else None
-    state = hooks.get("state") if isinstance(hooks, dict) else None
-    return state if isinstance(state, dict) else {}
+def _taken_out(text: str, path: str, key: Tuple[str, ...], refusal: str) -> str:
+    """``text`` without the table ``key``: exactly its lines when they can be placed, else
+    (not written with headers: dotted keys, an inline table) through tomlkit, which keeps
+    every other line as it stands. The result must read as the value without ``key``, or
+    ConfigError says ``refusal``."""
+    tables = key[:-1]
+    value = _value(text)
+    assert value is not None  # the callers read it
+    expected = _pruned(_deleted(value, key), tables)
 
+    def right(candidate: str) -> bool:
+        return _pruned(_value(candidate), tables) == expected
 
-def _without_records(value: Optional[dict]) -> Optional[dict]:
-    """A value with an empty ``hooks.state`` (and a ``hooks`` it leaves empty) dropped:
-    whether the ``[hooks.state]`` header stands or not, Codex reads both alike."""
-    if value is None:
-        return None
-    out = dict(value)
-    hooks = out.get("hooks")
-    if isinstance(hooks, dict) and hooks.get("state") == {}:
-        hooks = {k: v for k, v in hooks.items() if k != "state"}
-        if hooks:
-            out["hooks"] = hooks
-        else:
-            del out["hooks"]
-    return out
+    cut = _without(text, path, key, accept=right)
+    if cut is None or not right(cut):
+        doc = parse(text, path)
+        table = doc
+        for name in tables:
+            table = table[name]
+        del table[key[-1]]
+        cut = doc.as_string()
+        if not right(cut):
+            raise ConfigError(refusal)
+    return cut
 
 
 def remove_records(text: str, path: str, keys: Sequence[str]) -> str:
     """``text`` without Codex's trust records (``[hooks.state."<key>"]``) of ``keys``:
     exactly their lines, as for the server's table; every other line stays."""
-    present = set(_records_of(_value(text))) if keys else set()
+    present = _at(_value(text), ("hooks", "state")) if keys else None
     for name in keys:
-        if name not in present:
-            continue
-        value = _value(text)
-        assert value is not None
-        expected = dict(value, hooks=dict(value["hooks"], state={k: v for k, v in _records_of(value).items()
-                                                                 if k != name}))
-        cut = _without(text, path, ("hooks", "state", name),
-                       accept=lambda c: _without_records(_value(c)) == _without_records(expected))
-        if cut is None or _without_records(_value(cut)) != _without_records(expected):
-            doc = parse(text, path)
-            del doc["hooks"]["state"][name]
-            cut = doc.as_string()
-            if _without_records(_value(cut)) != _without_records(expected):
-                raise ConfigError(f"could not take Codex's trust record {name!r} out of {path} safely; remove its "
-                             "[hooks.state] table by hand.")
-        text = cut
+        if isinstance(present, dict) and name in present:
+            text = _taken_out(text, path, ("hooks", "state", name),
+                              f"could not take Codex's trust record {name!r} out of {path} safely; remove its "
+                              "[hooks.state] table by hand.")
     return text
 
 
@@ -484,18 +446,9 @@ def remove(raw: Optional[bytes], path: str, target: Target, created_by_lichhook:
     bom, original = decode(raw, path)
     text = drop_legacy_markers(original)
     value = read_value(text, path)
-    if is_ours(server(value), target):
-        expected = _normal(_without_server(value))
-        cut = _without(text, path, accept=lambda c: _normal(_value(c)) == expected)
-        if cut is None or _normal(_value(cut)) != expected:
-            # Not written with headers (dotted keys, an inline table): tomlkit removes
-            # it, keeping every other line as it stands.
-            doc = parse(text, path)
-            del doc[KEY[0]][KEY[1]]
-            cut = doc.as_string()
-            if _normal(_value(cut)) != expected:
-                raise ConfigError(f"could not take [mcp_servers.lichhook] out of {path} safely; remove it by hand.")
-        text = cut
+    if is_ours(_at(value, KEY), target):
+        text = _taken_out(text, path, KEY, f"could not take [mcp_servers.lichhook] out of {path} safely; remove it "
+                                           "by hand.")
     text = remove_records(text, path, records)
     if text == original:
         return raw
@@ -509,7 +462,7 @@ def registration(raw: bytes, path: str, target: Target) -> Optional[tuple]:
     None when absent. Raises ConfigError when the file cannot be read as TOML."""
     target = target.server()
     bom, text = decode(raw, path)
-    entry = server(read_value(text, path))
+    entry = _at(read_value(text, path), KEY)
     if entry is None:
         return None
     if not isinstance(entry, dict):

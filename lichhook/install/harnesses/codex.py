@@ -153,7 +153,7 @@ class Codex(route.PluginRouted):
             for gi, group in enumerate(groups if isinstance(groups, list) else []):
                 handlers = group.get("hooks") if isinstance(group, dict) else None
                 for hi, handler in enumerate(handlers if isinstance(handlers, list) else []):
-                    if not isinstance(handler, dict) or not target.owns(_strings(handler)):
+                    if not isinstance(handler, dict) or not target.owns(entries.command_strings(handler)):
                         continue
                     key = codextrust.key(source, event, gi, hi)
                     current = codextrust.hook_hash(event, group, handler, target.windows)
@@ -203,10 +203,3 @@ def _subcommand(handler: dict, target: Target) -> str:
         if target.archive_of(word):
             return " ".join(words[i + 1:]) or "?"
     return "?"
-
-
-def _strings(handler: dict) -> str:
-    parts = [handler.get(k) for k in entries.COMMAND_KEYS]
-    args = handler.get("args")
-    parts.extend(args if isinstance(args, list) else [])
-    return "\n".join(p for p in parts if isinstance(p, str))

@@ -39,7 +39,7 @@ from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools
-from lichhook.install.config import entries, jsontext
+from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.plugin.claim import harness_claim
 from lichhook.install.copies.target import INTERPRETER_FLAGS, Target
@@ -83,17 +83,6 @@ def forwarded(kind: str) -> Dict[str, List[str]]:
     return {r.event: list(r.words) for r in registrations(BY_PROVIDER[kind])}
 
 
-def baked_paths(raw: bytes) -> tuple:
-    """(python, archive) written into an installed module, or (None, None)."""
-    values = {}
-    for line in raw.decode("utf-8", "replace").splitlines():
-        for name in ("PYTHON", "ARCHIVE"):
-            prefix = f"const {name} = "
-            if line.startswith(prefix) and line.endswith(";"):
-                values[name] = jsontext.string_literal(line[len(prefix):-1])
-    return values.get("PYTHON"), values.get("ARCHIVE")
-
-
 def _baked(raw: bytes, name: str) -> object:
     """The JSON value install wrote as ``const <name> = ...;``, or None."""
     prefix = f"const {name} = "
@@ -101,9 +90,15 @@ def _baked(raw: bytes, name: str) -> object:
         if line.startswith(prefix) and line.endswith(";"):
             try:
                 return json.loads(line[len(prefix):-1])
-            except ValueError:
+            except (ValueError, RecursionError):
                 return None
     return None
+
+
+def baked_paths(raw: bytes) -> tuple:
+    """(python, archive) written into an installed module, None for each that is not a string."""
+    python, archive = _baked(raw, "PYTHON"), _baked(raw, "ARCHIVE")
+    return (python if isinstance(python, str) else None), (archive if isinstance(archive, str) else None)
 
 
 def baked_flags(raw: bytes) -> List[str]:
