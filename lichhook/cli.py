@@ -7,19 +7,20 @@ import os
 import sys
 import time
 
-# word -> (module, function); each function takes the remaining argv and returns an exit code.
+# word -> (module, function, what the help says of it: "" where another word's line does);
+# each function takes the remaining argv and returns an exit code.
 COMMANDS = {
-    "adapters": ("lichhook.listing", "main"),
-    "listen": ("lichhook.standin", "main"),
-    "demo": ("lichhook.demo", "main"),
-    "wait": ("lichhook.waits.cli", "main"),
-    "claude-code": ("lichhook.waits.hooks", "claude_main"),
-    "codex-waits": ("lichhook.waits.hooks", "codex_main"),
-    "install": ("lichhook.install.cli", "install_main"),
-    "uninstall": ("lichhook.install.cli", "uninstall_main"),
-    "doctor": ("lichhook.install.doctor", "main"),
-    "mcp": ("lichhook.mcp.server", "main"),
-    "theme": ("lichhook.theme", "main"),
+    "adapters": ("lichhook.listing", "main", "list every provider and where its adapter comes from"),
+    "listen": ("lichhook.standin", "main", "run a stand-in for lich that checks and prints reports"),
+    "demo": ("lichhook.demo", "main", "run each harness's session, start to end, through the real report path"),
+    "wait": ("lichhook.waits.cli", "main", "record what a session waits for (add, list, watched, said, done, adopt)"),
+    "claude-code": ("lichhook.waits.hooks", "claude_main", "Claude Code hooks over the waits: session-start, stop"),
+    "codex-waits": ("lichhook.waits.hooks", "codex_main", "Codex hook over the waits: session-start"),
+    "install": ("lichhook.install.cli", "install_main", "register lichhook in your harnesses (uninstall, doctor)"),
+    "uninstall": ("lichhook.install.cli", "uninstall_main", ""),
+    "doctor": ("lichhook.install.doctor", "main", ""),
+    "mcp": ("lichhook.mcp.server", "main", "serve the claude_code_wait tool over MCP stdio"),
+    "theme": ("lichhook.theme", "main", "check a lich colour theme as lich imports it (check, where)"),
 }
 
 # `<provider> --serve`: one lichhook for a harness process, each event a line on stdin
@@ -41,21 +42,14 @@ providers (built in), how each runs lichhook, and the events it takes:
   its harness needs for that event; set LICHHOOK_DEBUG=1 to see its decisions on stderr.
 
 commands:
-  adapters      list every provider and where its adapter comes from
-  listen        run a stand-in for lich that checks and prints reports
-  demo          run each harness's session, start to end, through the real report path
-  wait          record what a session waits for (add, list, watched, said, done, adopt)
-  claude-code   Claude Code hooks over the waits: session-start, stop
-  codex-waits   Codex hook over the waits: session-start
-  install       register lichhook in your harnesses (uninstall, doctor)
-  mcp           serve the claude_code_wait tool over MCP stdio
-  theme         check a lich colour theme as lich imports it (check, where)
+{commands}
   --version     print the version
 """
 
 
 def usage(python: str) -> str:
-    """The help text; its provider lines come from the harness descriptors."""
+    """The help text; its provider lines come from the harness descriptors, its command
+    lines from COMMANDS."""
     from lichhook.adapters import DESCRIPTORS
 
     import textwrap
@@ -65,7 +59,8 @@ def usage(python: str) -> str:
         lines.append(f"  {d.provider:<13} {d.title}: {d.usage}")
         lines += textwrap.wrap("events: " + ", ".join(d.events), width=88, initial_indent=" " * 16,
                                subsequent_indent=" " * 24)
-    return USAGE.format(python=python, providers="\n".join(lines))
+    commands = [f"  {word:<13} {said}" for word, (_module, _function, said) in COMMANDS.items() if said]
+    return USAGE.format(python=python, providers="\n".join(lines), commands="\n".join(commands))
 
 
 def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int:
@@ -87,7 +82,7 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
     if word in COMMANDS:
         from importlib import import_module
 
-        module, function = COMMANDS[word]
+        module, function, _said = COMMANDS[word]
         code: int = getattr(import_module(module), function)(args[1:])
         return code
 
@@ -104,9 +99,12 @@ def main(argv: "list[str] | None" = None, started: "float | None" = None) -> int
     return run(word, started=started, event=event, reserved=WORDS)
 
 
+# The hooks a harness runs, as opposed to the wait ops a model runs: whatever happens,
+# these exit 0, printing at most their harness's verdict.
+HOOK_COMMANDS = frozenset({"claude-code", "codex-waits"})
 # Commands that run as hooks or wait ops: processes that live a few milliseconds and
 # start hundreds of times a day. A provider word (the report path) is one too.
-SHORT_LIVED = frozenset({"wait", "claude-code", "codex-waits"})
+SHORT_LIVED = HOOK_COMMANDS | {"wait"}
 
 
 def short_lived(args: "list[str]") -> bool:
@@ -154,11 +152,6 @@ def entry() -> None:
             raise  # a command the user typed: the traceback says what went wrong
         code = failed(sys.argv[1:], exc)
     coldstart.finish(code, fast)
-
-
-# The hooks a harness runs, as opposed to the wait ops a model runs: whatever happens,
-# these exit 0, printing at most their harness's verdict.
-HOOK_COMMANDS = frozenset({"claude-code", "codex-waits"})
 
 
 def failed(args: "list[str]", exc: Exception) -> int:

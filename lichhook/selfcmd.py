@@ -23,12 +23,7 @@ def running_archive() -> "Optional[str]":
 def interpreter_flags() -> "List[str]":
     """The isolation flags this interpreter runs with (``-I``, ``-S``), to pass on to the
     commands it starts or prints, so they run as it does."""
-    flags = []
-    if sys.flags.isolated:
-        flags.append("-I")
-    if sys.flags.no_site:
-        flags.append("-S")
-    return flags
+    return [flag for flag, on in (("-I", sys.flags.isolated), ("-S", sys.flags.no_site)) if on]
 
 
 def self_command() -> "List[str]":

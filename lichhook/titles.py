@@ -84,7 +84,7 @@ def remember(environ: "Mapping[str, str]", title: str) -> bool:
     from lichhook.diskio import write_atomic
 
     data = json.dumps({"session": session_id, "title": title}).encode("utf-8", "surrogatepass")
-    write_atomic(os.path.join(where, key(session_id) + _SUFFIX), data)
+    write_atomic(_path(environ, session_id), data)
     _prune(where)
     return True
 
