@@ -172,8 +172,11 @@ def config_dir(environ: Mapping[str, str], platform: str = sys.platform) -> Opti
         base = environ.get("AppData") or environ.get("APPDATA")
     elif platform == "darwin":
         base = os.path.join(environ["HOME"], "Library", "Application Support") if environ.get("HOME") else None
+    elif environ.get("XDG_CONFIG_HOME"):
+        # Go refuses a relative one, and lich then keeps no themes at all
+        base = environ["XDG_CONFIG_HOME"] if environ["XDG_CONFIG_HOME"].startswith("/") else None
     else:
-        base = environ.get("XDG_CONFIG_HOME") or (os.path.join(environ["HOME"], ".config") if environ.get("HOME") else None)
+        base = os.path.join(environ["HOME"], ".config") if environ.get("HOME") else None
     return os.path.join(base, "lich", "themes-dev" if environ.get("LICH_DEV") else "themes") if base else None
 
 
@@ -189,17 +192,18 @@ usage: lichhook theme check [--lich VERSION] <theme.json | repository folder> ..
 def main(argv: List[str]) -> int:
     if argv[:1] == ["where"] and len(argv) == 1:
         folder = config_dir(os.environ)
-        print(folder or "lichhook: no HOME (or AppData) is set, so lich's config folder is unknown")
+        print(folder or "lichhook: lich's config folder is unknown: HOME (AppData on Windows) is not set, or "
+              "XDG_CONFIG_HOME is not an absolute path")
         return 0 if folder else 1
-    if argv[:1] != ["check"] or len(argv) < 2:
-        print(USAGE, file=sys.stderr)
-        return 2
     paths, lich = argv[1:], NEWEST
-    if paths[0] == "--lich":
-        if len(paths) < 3 or not RELEASE.fullmatch(paths[1]):
+    if argv[:1] == ["check"] and paths[:1] == ["--lich"]:
+        if len(paths) < 2 or not RELEASE.fullmatch(paths[1]):
             print("lichhook theme check: --lich takes a lich release, such as 0.52.0", file=sys.stderr)
             return 2
         lich, paths = paths[1].lstrip("v"), paths[2:]
+    if argv[:1] != ["check"] or not paths:
+        print(USAGE, file=sys.stderr)
+        return 2
     failed = False
     for path in paths:
         results = check_pack(path, lich) if os.path.isdir(path) else {"": check_file(path, lich)[1]}

@@ -226,3 +226,18 @@ def test_the_archive_checks_files_and_repositories_and_says_where(run, tmp_path,
     for argv in (["theme"], ["theme", "check"], ["theme", "check", "--lich", "new", str(GOOD)], ["theme", "paint"]):
         usage = run(*argv)
         assert usage.returncode == 2 and usage.stdout == b"" and b"lichhook theme" in usage.stderr
+
+
+def test_where_names_no_folder_for_a_relative_xdg_config_home(run, home):
+    # Go's os.UserConfigDir, which lich asks, refuses a relative XDG_CONFIG_HOME, so lich
+    # keeps no themes there: naming that folder would send the user to one lich never reads.
+    assert theme.config_dir({"HOME": "/h", "XDG_CONFIG_HOME": "cfg"}, "linux") is None
+    assert theme.config_dir({"HOME": "/h", "XDG_CONFIG_HOME": "/c"}, "linux") == os.path.join("/c", "lich", "themes")
+    where = run("theme", "where", env={"XDG_CONFIG_HOME": "cfg"})
+    assert where.returncode == 1 and b"XDG_CONFIG_HOME is not an absolute path" in where.stdout
+
+
+def test_check_with_a_release_but_no_theme_says_what_is_missing(run, home):
+    done = run("theme", "check", "--lich", "0.52.0")
+    assert done.returncode == 2 and done.stdout == b""
+    assert b"--lich takes a lich release" not in done.stderr and b"usage: lichhook theme check" in done.stderr
