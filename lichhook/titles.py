@@ -98,6 +98,8 @@ def forget(environ: "Mapping[str, str]", session_id: str) -> None:
 
 
 def _prune(where: str) -> None:
+    from lichhook.diskio import temporary_target  # loaded already: the record was just written
+
     now = time.time()
     try:
         names = os.listdir(where)
@@ -106,7 +108,7 @@ def _prune(where: str) -> None:
     for name in names:
         if _is_record(name):
             cutoff = now - MAX_AGE_SECONDS
-        elif name.endswith(".tmp") and _is_record(_temporary_of(name) or ""):
+        elif _is_record(temporary_target(name) or ""):
             cutoff = now - TEMPORARY_AGE_SECONDS
         else:
             continue
@@ -120,9 +122,3 @@ def _prune(where: str) -> None:
 
 def _is_record(name: str) -> bool:
     return len(name) == 16 + len(_SUFFIX) and name.endswith(_SUFFIX)
-
-
-def _temporary_of(name: str) -> "Optional[str]":
-    from lichhook.diskio import temporary_target
-
-    return temporary_target(name)

@@ -163,7 +163,7 @@ def windows_local(environ: "Mapping[str, str]") -> str:
     return ntpath.join(home, "AppData", "Local")
 
 
-def _folder(environ: "Mapping[str, str]", kind: str, variable: str, default: str) -> str:
+def _folder(environ: "Mapping[str, str]", variable: str, default: str) -> str:
     if sys.platform == "darwin":  # config and state alike
         return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
     if sys.platform == "win32":  # config, state and data alike, as platformdirs has them
@@ -178,15 +178,15 @@ def _folder(environ: "Mapping[str, str]", kind: str, variable: str, default: str
 
 def user_config_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_config_dir("lichhook", appauthor=False)."""
-    return _folder(environ, "config", "XDG_CONFIG_HOME", "~/.config")
+    return _folder(environ, "XDG_CONFIG_HOME", "~/.config")
 
 
 def user_state_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_state_dir("lichhook", appauthor=False)."""
-    return _folder(environ, "state", "XDG_STATE_HOME", "~/.local/state")
+    return _folder(environ, "XDG_STATE_HOME", "~/.local/state")
 
 
 def user_data_dir(environ: "Mapping[str, str]" = os.environ) -> str:
     """platformdirs.user_data_dir("lichhook", appauthor=False), except that on Windows it
     follows the home the harness configs are found in (``windows_local``)."""
-    return _folder(environ, "data", "XDG_DATA_HOME", "~/.local/share")
+    return _folder(environ, "XDG_DATA_HOME", "~/.local/share")
