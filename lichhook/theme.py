@@ -37,7 +37,7 @@ HEX = re.compile(r"#[0-9a-fA-F]{3,8}")  # xterm half-applies anything else, sile
 ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 RESERVED = {"light", "dark", "system", "match", "con", "prn", "aux", "nul",
             *(f"com{n}" for n in range(1, 10)), *(f"lpt{n}" for n in range(1, 10))}
-RELEASE = re.compile(r"v?\d+\.\d+\.\d+")
+RELEASE = re.compile(r"v?[0-9]+\.[0-9]+\.[0-9]+")  # ASCII digits alone, as Go's strconv.Atoi reads them
 FORMAT = 1  # the theme format lich's docs describe
 MAX_TEXT = 128
 MAX_FILE = 1 << 20

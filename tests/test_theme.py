@@ -241,3 +241,14 @@ def test_check_with_a_release_but_no_theme_says_what_is_missing(run, home):
     done = run("theme", "check", "--lich", "0.52.0")
     assert done.returncode == 2 and done.stdout == b""
     assert b"--lich takes a lich release" not in done.stderr and b"usage: lichhook theme check" in done.stderr
+
+
+def test_a_version_in_digits_other_than_ascii_is_not_a_release(run, home):
+    # lich reads a release with Go's strconv.Atoi, which takes ASCII digits alone; Python's
+    # \d would take these Arabic-Indic ones too.
+    arabic = "\u0661.\u0660.\u0660"
+    assert theme.manifest_problems(manifest(version=arabic)) == [
+        'lich-theme.json: version "\\u0661.\\u0660.\\u0660" must be MAJOR.MINOR.PATCH (no pre-release)']
+    assert "must be MAJOR.MINOR.PATCH" in theme.manifest_problems(manifest(minLichVersion=arabic))[0]
+    done = run("theme", "check", "--lich", arabic, str(GOOD))
+    assert done.returncode == 2 and b"--lich takes a lich release" in done.stderr
