@@ -125,7 +125,8 @@ def manifest_problems(doc: object, lich: str = NEWEST) -> List[str]:
 
 
 def _read(path: str) -> object:
-    if not os.path.isfile(path) or os.path.getsize(path) > MAX_FILE:
+    # getsize first: a path that is not there raises the OSError that says so
+    if os.path.getsize(path) > MAX_FILE or not os.path.isfile(path):
         raise ValueError(f"not a file of at most {MAX_FILE} bytes")
     with open(path, "rb") as f:
         return json.loads(f.read().decode("utf-8"))

@@ -252,3 +252,11 @@ def test_a_version_in_digits_other_than_ascii_is_not_a_release(run, home):
     assert "must be MAJOR.MINOR.PATCH" in theme.manifest_problems(manifest(minLichVersion=arabic))[0]
     done = run("theme", "check", "--lich", arabic, str(GOOD))
     assert done.returncode == 2 and b"--lich takes a lich release" in done.stderr
+
+
+def test_a_theme_that_is_not_there_is_told_missing_not_too_big(run, tmp_path, home):
+    missing = tmp_path / "nigth.json"
+    done = run("theme", "check", str(missing))
+    assert done.returncode == 1 and done.stderr == b""
+    said = done.stdout.decode()
+    assert "No such file or directory" in said and "at most" not in said, said
