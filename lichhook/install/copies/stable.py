@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import os
 import sys
+import zipfile
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from lichhook.archive import Bytecode, CompileError, compile_for, serves
 from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
@@ -79,11 +80,11 @@ def hooks_beside(complete: str) -> Optional[str]:
     return os.path.join(folder, HOOKS_NAME) if is_version_folder(os.path.basename(folder)) else None
 
 
-def complete_of(archive: str) -> str:
+def complete_of(archive: str, paths: Any = os.path) -> str:
     """The complete archive of the copy ``archive`` belongs to (itself, or the one beside a
-    hooks archive)."""
-    if os.path.basename(archive) == HOOKS_NAME:
-        return os.path.join(os.path.dirname(archive), ARCHIVE_NAME)
+    hooks archive); ``paths``: ntpath or posixpath, for a path of another OS."""
+    if paths.basename(archive) == HOOKS_NAME:
+        return paths.join(paths.dirname(archive), ARCHIVE_NAME)
     return archive
 
 
@@ -116,13 +117,17 @@ def up_to_date(copy: str, source: str, magic: bytes) -> bool:
         if not (os.path.isfile(copy) and serves(Path(copy), Path(source), magic)):
             return False
     hooks = hooks_beside(copy)
-    if hooks is None:
-        return True
     try:
-        with open(copy, "rb") as f, open(hooks, "rb") as h:
-            return h.read() == hooks_archive(f.read())
-    except OSError:
+        return hooks is None or _made_from(hooks, copy)
+    except (OSError, zipfile.BadZipFile):
         return False
+
+
+def _made_from(hooks: str, copy: str) -> bool:
+    """Whether the hooks archive at ``hooks`` is the one made from the complete archive at
+    ``copy``. Raises OSError, and zipfile.BadZipFile when ``copy`` is not a zip archive."""
+    with open(copy, "rb") as f, open(hooks, "rb") as h:
+        return h.read() == hooks_archive(f.read())
 
 
 def copy_problem(complete: str) -> Optional[str]:
@@ -154,10 +159,9 @@ def pair_mismatch(copy: str) -> Optional[str]:
     if hooks is None or not (os.path.isfile(copy) and os.path.isfile(hooks)):
         return None
     try:
-        with open(copy, "rb") as f, open(hooks, "rb") as h:
-            if h.read() == hooks_archive(f.read()):
-                return None
-    except (OSError, ValueError) as exc:
+        if _made_from(hooks, copy):
+            return None
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
         return f"cannot compare {hooks} with {copy}: {exc}"
     return (f"{hooks} does not belong with {copy} (an install or upgrade replaced only one of the two), "
             "so the hooks run code from two releases")
