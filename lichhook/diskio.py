@@ -47,7 +47,8 @@ def replace(src: str, dst: str, dir_fd: "int | None" = None, seconds: float = RE
             delay = min(delay * 2, 0.1)
 
 
-def _temporary_name(base: str) -> str:
+def temporary_name(base: str) -> str:
+    """A fresh name for a temporary file beside ``base``, in the shape ``temporary_target`` reads."""
     return f".{base}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}"
 
 
@@ -65,7 +66,7 @@ def write_atomic(path: str, data: bytes, mode: "int | None" = None) -> None:
 
 def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_fd: "int | None",
                    durable: bool = True) -> None:
-    tmp = _temporary_name(base)
+    tmp = temporary_name(base)
     where = tmp if dir_fd is not None else os.path.join(folder, tmp)
     # O_EXCL: a link planted at this name is refused, never followed.
     fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY,
@@ -153,16 +154,21 @@ def _not_a_file(path: str, kind: str, wanted: str = "a regular file") -> "NotAFi
 
 
 def read_regular(path: str, limit: "int | None" = None) -> "bytes | None":
-    """The bytes of ``path`` (at most ``limit``), or None when it is not a regular file.
+    """The bytes of ``path`` (at most ``limit``), or None when it is not a regular file."""
+    return read_status(path, limit)[1]
+
+
+def read_status(path: str, limit: "int | None" = None) -> "tuple[os.stat_result, bytes | None]":
+    """The status of what ``path`` names (links followed) and its bytes (at most
+    ``limit``), or None for the bytes when it is not a regular file.
 
     Opened without blocking: a FIFO or a device put where a file belongs must not hang
     the caller waiting for a writer. Raises OSError as open() does.
     """
     fd = os.open(path, os.O_RDONLY | _O_BINARY | _O_NONBLOCK | _O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return read_fd(fd, limit)
+        st = os.fstat(fd)
+        return st, read_fd(fd, limit) if stat.S_ISREG(st.st_mode) else None
     finally:
         os.close(fd)
 
