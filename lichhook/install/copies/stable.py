@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 from lichhook.archive import Bytecode, CompileError, compile_for, serves
+from lichhook.diskio import read_regular
 from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
@@ -125,9 +126,10 @@ def up_to_date(copy: str, source: str, magic: bytes) -> bool:
 
 def _made_from(hooks: str, copy: str) -> bool:
     """Whether the hooks archive at ``hooks`` is the one made from the complete archive at
-    ``copy``. Raises OSError, and zipfile.BadZipFile when ``copy`` is not a zip archive."""
-    with open(copy, "rb") as f, open(hooks, "rb") as h:
-        return h.read() == hooks_archive(f.read())
+    ``copy`` (read without waiting on a FIFO put there). Raises OSError, and
+    zipfile.BadZipFile when ``copy`` is not a zip archive."""
+    complete = read_regular(copy)
+    return complete is not None and read_regular(hooks) == hooks_archive(complete)
 
 
 def copy_problem(complete: str) -> Optional[str]:
@@ -193,7 +195,7 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
     # The hooks archive first: it is the one a running hook holds open, and when it cannot
     # be replaced nothing has changed yet.
     pair = [(hooks, hooks_archive(data)), (dest, data)] if hooks else [(dest, data)]
-    before = [(path, _old_bytes(path)) for path, _ in pair]
+    before = {path: _old_bytes(path) for path, _ in pair}
     done: list = []
     for path, content in pair:
         try:
@@ -204,18 +206,19 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
                                 else _not_written(path, exc, undone))
             error.partly_done = bool(undone)  # type: ignore[attr-defined]  # install's last word
             raise error from None
-        done.append(next(old for p, old in before if p == path) + (path,))
+        done.append(before[path] + (path,))
 
 
 def _old_bytes(path: str) -> tuple:
-    """(whether ``path`` existed, its bytes) before a copy replaces it."""
+    """(whether a file stood at ``path``, its bytes) before a copy replaces it. Something
+    else there (a FIFO, which is never waited on) counts as no file: it is not put back."""
     try:
-        with open(path, "rb") as f:
-            return (True, f.read())
+        data = read_regular(path)
     except FileNotFoundError:
         return (False, b"")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}; fix its permissions, then run install again.")
+    return (data is not None, data or b"")
 
 
 def _put_back(done: list, owners: Optional[Owners]) -> Optional[str]:
