@@ -52,20 +52,20 @@ def temporary_name(base: str) -> str:
     return f".{base}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}"
 
 
-def write_atomic(path: str, data: bytes, mode: "int | None" = None) -> None:
+def write_atomic(path: str, data: bytes, mode: "int | None" = None, seconds: float = REPLACE_RETRY_SECONDS) -> None:
     """Write ``data`` to ``path`` so a reader sees the old file or the new one, never part.
 
     The temporary file sits in the same folder (a rename across file systems is not
     atomic), has a name no other process uses, is created 0600 (or gets ``mode``) and is
-    flushed to disk before it replaces the target. Raises OSError; leaves no temporary
-    file behind.
+    flushed to disk before it replaces the target (``replace``, waiting up to ``seconds``).
+    Raises OSError; leaves no temporary file behind.
     """
     folder, base = os.path.split(path)
-    _write_replace(folder, base, data, mode, None)
+    _write_replace(folder, base, data, mode, None, seconds=seconds)
 
 
 def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_fd: "int | None",
-                   durable: bool = True) -> None:
+                   durable: bool = True, seconds: float = REPLACE_RETRY_SECONDS) -> None:
     tmp = temporary_name(base)
     where = tmp if dir_fd is not None else os.path.join(folder, tmp)
     # O_EXCL: a link planted at this name is refused, never followed.
@@ -83,7 +83,7 @@ def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_
         if mode is not None:
             os.chmod(where, mode, dir_fd=dir_fd)
         try:
-            replace(where, base if dir_fd is not None else os.path.join(folder, base), dir_fd)
+            replace(where, base if dir_fd is not None else os.path.join(folder, base), dir_fd, seconds)
         except OSError as exc:
             # Name the file in the way, not the temporary one.
             raise OSError(exc.errno, exc.strerror, os.path.join(folder, base)) from None

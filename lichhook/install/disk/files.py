@@ -35,7 +35,7 @@ import sys
 import time
 from typing import Callable, List, Optional, Sequence
 
-from lichhook.diskio import REPLACE_RETRY_SECONDS, kind_of, read_status, replace, temporary_name
+from lichhook.diskio import REPLACE_RETRY_SECONDS, kind_of, read_status, replace, temporary_name, write_atomic
 from lichhook.install.errors import ConfigError
 from lichhook.install.disk.ownership import Owners, make_folders, root_may_write, running_as_root
 
@@ -565,16 +565,10 @@ def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners],
     found at the path is replaced, never written through: lichhook's own files are never
     links, and one planted there must not steer the write elsewhere. On Windows the rename
     waits up to ``seconds`` for the programs holding the file open to let go."""
-    folder = os.path.dirname(os.path.abspath(path))
-    make_folders(folder, owners)
-    ids = owners.for_new(path) if owners else None
-    tmp, _ = _write_temp(folder, os.path.basename(path), data, mode, ids)
-
-    try:
-        replace(tmp, path, seconds=seconds)
-    except BaseException:
-        _unlink(tmp)
-        raise
+    make_folders(os.path.dirname(os.path.abspath(path)), owners)
+    if owners:
+        owners.for_new(path)  # refuses what root may not make
+    write_atomic(path, data, mode, seconds)
 
 
 # -- files lichhook owns outright ---------------------------------------------------------
