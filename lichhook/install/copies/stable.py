@@ -43,11 +43,6 @@ CLAIMS = "claims"  # the releases install claimed, beside the hooks archive (lic
 _UNKNOWN_PREFIX = "magic"  # magic3600/: an earlier release's folder for a Python it did not know
 
 
-def data_dir() -> str:
-    """<platformdirs user data dir>: where every copy lives."""
-    return user_data_dir()
-
-
 def version_folder(bytecode: Bytecode) -> str:
     """The folder of the copy for the Python of ``bytecode``: ``py3.12``."""
     return f"py{bytecode.version}"
@@ -66,12 +61,12 @@ def is_version_folder(name: str) -> bool:
 
 def archive_for(bytecode: Bytecode, root: Optional[str] = None) -> str:
     """The complete archive of the copy for the Python of ``bytecode``."""
-    return os.path.join(root or data_dir(), version_folder(bytecode), ARCHIVE_NAME)
+    return os.path.join(root or user_data_dir(), version_folder(bytecode), ARCHIVE_NAME)
 
 
 def hooks_for(bytecode: Bytecode, root: Optional[str] = None) -> str:
     """The hooks archive of the copy for the Python of ``bytecode``: what its hooks run."""
-    return os.path.join(root or data_dir(), version_folder(bytecode), HOOKS_NAME)
+    return os.path.join(root or user_data_dir(), version_folder(bytecode), HOOKS_NAME)
 
 
 def hooks_beside(complete: str) -> Optional[str]:
@@ -91,12 +86,12 @@ def complete_of(archive: str, paths: Any = os.path) -> str:
 
 def legacy_archive(root: Optional[str] = None) -> str:
     """Where an earlier release kept its one copy."""
-    return os.path.join(root or data_dir(), ARCHIVE_NAME)
+    return os.path.join(root or user_data_dir(), ARCHIVE_NAME)
 
 
 def copies(root: Optional[str] = None) -> List[str]:
     """Every copy there is: the earlier release's, then one per Python version."""
-    root = root or data_dir()
+    root = root or user_data_dir()
     found = [legacy_archive(root)] if os.path.isfile(legacy_archive(root)) else []
     try:
         names = sorted(os.listdir(root))
