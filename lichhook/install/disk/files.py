@@ -353,8 +353,9 @@ def _create(snap: Snapshot, data: bytes, mode: int, owners: Optional[Owners]) ->
     """Create the absent file; False when someone created it meanwhile."""
     folder = os.path.dirname(snap.real)
     make_folders(folder, owners)
-    ids = owners.for_new(snap.real) if owners else None
-    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, ids)
+    if owners:
+        owners.may_create(snap.real)
+    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, None)
     return _put_new(tmp, snap.real)
 
 
@@ -567,7 +568,7 @@ def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners],
     waits up to ``seconds`` for the programs holding the file open to let go."""
     make_folders(os.path.dirname(os.path.abspath(path)), owners)
     if owners:
-        owners.for_new(path)  # refuses what root may not make
+        owners.may_create(path)
     write_atomic(path, data, mode, seconds)
 
 
