@@ -113,9 +113,13 @@ def write_archive(files: Mapping[str, bytes], out: Path, shebang: bytes = SHEBAN
 def _write_atomically(data: bytes, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_bytes(data)
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, out)
+    try:
+        tmp.write_bytes(data)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a failed write leaves nothing beside ``out``
+        raise
 
 
 def read_archive(archive: Path) -> tuple[bytes, dict[str, bytes]]:

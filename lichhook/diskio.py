@@ -47,25 +47,26 @@ def replace(src: str, dst: str, dir_fd: "int | None" = None, seconds: float = RE
             delay = min(delay * 2, 0.1)
 
 
-def _temporary_name(base: str) -> str:
+def temporary_name(base: str) -> str:
+    """A fresh name for a temporary file beside ``base``, in the shape ``temporary_target`` reads."""
     return f".{base}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}"
 
 
-def write_atomic(path: str, data: bytes, mode: "int | None" = None) -> None:
+def write_atomic(path: str, data: bytes, mode: "int | None" = None, seconds: float = REPLACE_RETRY_SECONDS) -> None:
     """Write ``data`` to ``path`` so a reader sees the old file or the new one, never part.
 
     The temporary file sits in the same folder (a rename across file systems is not
     atomic), has a name no other process uses, is created 0600 (or gets ``mode``) and is
-    flushed to disk before it replaces the target. Raises OSError; leaves no temporary
-    file behind.
+    flushed to disk before it replaces the target (``replace``, waiting up to ``seconds``).
+    Raises OSError; leaves no temporary file behind.
     """
     folder, base = os.path.split(path)
-    _write_replace(folder, base, data, mode, None)
+    _write_replace(folder, base, data, mode, None, seconds=seconds)
 
 
 def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_fd: "int | None",
-                   durable: bool = True) -> None:
-    tmp = _temporary_name(base)
+                   durable: bool = True, seconds: float = REPLACE_RETRY_SECONDS) -> None:
+    tmp = temporary_name(base)
     where = tmp if dir_fd is not None else os.path.join(folder, tmp)
     # O_EXCL: a link planted at this name is refused, never followed.
     fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY,
@@ -82,7 +83,7 @@ def _write_replace(folder: str, base: str, data: bytes, mode: "int | None", dir_
         if mode is not None:
             os.chmod(where, mode, dir_fd=dir_fd)
         try:
-            replace(where, base if dir_fd is not None else os.path.join(folder, base), dir_fd)
+            replace(where, base if dir_fd is not None else os.path.join(folder, base), dir_fd, seconds)
         except OSError as exc:
             # Name the file in the way, not the temporary one.
             raise OSError(exc.errno, exc.strerror, os.path.join(folder, base)) from None
@@ -153,16 +154,21 @@ def _not_a_file(path: str, kind: str, wanted: str = "a regular file") -> "NotAFi
 
 
 def read_regular(path: str, limit: "int | None" = None) -> "bytes | None":
-    """The bytes of ``path`` (at most ``limit``), or None when it is not a regular file.
+    """The bytes of ``path`` (at most ``limit``), or None when it is not a regular file."""
+    return read_status(path, limit)[1]
+
+
+def read_status(path: str, limit: "int | None" = None) -> "tuple[os.stat_result, bytes | None]":
+    """The status of what ``path`` names (links followed) and its bytes (at most
+    ``limit``), or None for the bytes when it is not a regular file.
 
     Opened without blocking: a FIFO or a device put where a file belongs must not hang
     the caller waiting for a writer. Raises OSError as open() does.
     """
     fd = os.open(path, os.O_RDONLY | _O_BINARY | _O_NONBLOCK | _O_CLOEXEC)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return read_fd(fd, limit)
+        st = os.fstat(fd)
+        return st, read_fd(fd, limit) if stat.S_ISREG(st.st_mode) else None
     finally:
         os.close(fd)
 

@@ -297,6 +297,16 @@ def test_a_copy_serves_a_python_when_it_holds_the_same_program_compiled_for_it(p
     assert not archive.serves(tmp_path / "absent.pyz", pyz, magic)
 
 
+def test_an_archive_write_that_fails_leaves_no_temporary_file(tmp_path):
+    out = tmp_path / "lichhook.pyz"
+    out.mkdir()  # a folder where the archive goes: the final rename fails
+    (out / "kept").write_text("mine")
+    with pytest.raises(OSError):
+        archive.write_archive({"__main__.py": b"print(1)\n"}, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lichhook.pyz"]
+    assert (out / "kept").read_text() == "mine"
+
+
 def test_a_checkout_with_crlf_line_ends_builds_the_same_members(tmp_path):
     """A Windows checkout without .gitattributes' eol=lf (core.autocrlf) holds CRLF sources."""
     for folder in ("lichhook", "adapters"):

@@ -112,3 +112,22 @@ def test_nothing_is_left_behind_in_the_folder(tmp_path, swap):
     transform, _ = harness_writes_once(path, b'{"n": 2}')
     files.apply(files.Edit(str(path), transform, backup=False))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+def test_a_folder_put_where_a_file_being_deleted_stood_stays_where_it_was(tmp_path):
+    path = tmp_path / "module.js"
+    path.write_bytes(b"// lichhook\n")
+
+    def transform(raw, notes):
+        if raw is not None and path.is_file():
+            # lichhook read the file; another program puts a folder of its own there
+            path.unlink()
+            path.mkdir()
+            (path / "theirs.txt").write_bytes(b"theirs\n")
+        return None
+
+    with pytest.raises(ConfigError) as info:
+        files.apply(files.Edit(str(path), transform, backup=False))
+    assert f"{path} is a folder" in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["module.js"]
+    assert (path / "theirs.txt").read_bytes() == b"theirs\n"

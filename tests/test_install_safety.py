@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit.archive import absolute, installed_copy
+from testkit.archive import absolute, installed_copy, installed_hooks
 
 PY = os.path.abspath(sys.executable)
 ROOT_ONLY = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to chown")
@@ -750,3 +750,15 @@ def test_a_config_or_backup_past_the_size_bound_is_refused_by_name(run, home, wh
     result = run("uninstall" if which == "backup" else "install", "claude")
     assert result.returncode == 1 and "Traceback" not in out_err(result)
     assert f"{big} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB" in result.stderr.decode()
+
+
+@pytest.mark.parametrize("name", ["hooks", "complete"])
+def test_a_fifo_where_an_archive_copy_belongs_is_replaced_at_once(run, home, name):
+    hooks = installed_hooks(home)
+    fifo = hooks if name == "hooks" else installed_copy(home)
+    fifo.parent.mkdir(parents=True)
+    os.mkfifo(fifo)
+    result = run("install", "claude", timeout=20)  # before: waited forever for a writer
+    assert result.returncode == 0, out_err(result)
+    assert installed_copy(home).is_file() and hooks.is_file()
+    assert run("doctor", timeout=20).returncode == 0

@@ -62,6 +62,18 @@ def test_doctor_names_a_missing_complete_archive(run, installed):
     assert f"{complete}" in out and "missing" in out.split("problem:", 1)[1]
 
 
+def test_doctor_names_a_cut_short_complete_archive_without_a_traceback(run, installed):
+    env, complete, hooks = installed
+    assert run("uninstall", "claude").returncode == 0
+    data = complete.read_bytes()
+    complete.write_bytes(data[: len(data) // 2])  # its zip directory, at the end, is gone
+    done = run("doctor", "--verbose")
+    out = done.stdout.decode()
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    assert done.returncode == 1 and "no problem found" not in out
+    assert f"cannot compare {hooks} with {complete}" in out
+
+
 # -- an upgrade while a hook runs ------------------------------------------------------------
 
 def next_release(complete: bytes) -> bytes:

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 import sys
+import zipfile
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from lichhook.archive import Bytecode, CompileError, compile_for, serves
+from lichhook.diskio import read_regular
 from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
@@ -41,11 +43,6 @@ CLAIMS = "claims"  # the releases install claimed, beside the hooks archive (lic
 _UNKNOWN_PREFIX = "magic"  # magic3600/: an earlier release's folder for a Python it did not know
 
 
-def data_dir() -> str:
-    """<platformdirs user data dir>: where every copy lives."""
-    return user_data_dir()
-
-
 def version_folder(bytecode: Bytecode) -> str:
     """The folder of the copy for the Python of ``bytecode``: ``py3.12``."""
     return f"py{bytecode.version}"
@@ -64,12 +61,12 @@ def is_version_folder(name: str) -> bool:
 
 def archive_for(bytecode: Bytecode, root: Optional[str] = None) -> str:
     """The complete archive of the copy for the Python of ``bytecode``."""
-    return os.path.join(root or data_dir(), version_folder(bytecode), ARCHIVE_NAME)
+    return os.path.join(root or user_data_dir(), version_folder(bytecode), ARCHIVE_NAME)
 
 
 def hooks_for(bytecode: Bytecode, root: Optional[str] = None) -> str:
     """The hooks archive of the copy for the Python of ``bytecode``: what its hooks run."""
-    return os.path.join(root or data_dir(), version_folder(bytecode), HOOKS_NAME)
+    return os.path.join(root or user_data_dir(), version_folder(bytecode), HOOKS_NAME)
 
 
 def hooks_beside(complete: str) -> Optional[str]:
@@ -79,22 +76,22 @@ def hooks_beside(complete: str) -> Optional[str]:
     return os.path.join(folder, HOOKS_NAME) if is_version_folder(os.path.basename(folder)) else None
 
 
-def complete_of(archive: str) -> str:
+def complete_of(archive: str, paths: Any = os.path) -> str:
     """The complete archive of the copy ``archive`` belongs to (itself, or the one beside a
-    hooks archive)."""
-    if os.path.basename(archive) == HOOKS_NAME:
-        return os.path.join(os.path.dirname(archive), ARCHIVE_NAME)
+    hooks archive); ``paths``: ntpath or posixpath, for a path of another OS."""
+    if paths.basename(archive) == HOOKS_NAME:
+        return paths.join(paths.dirname(archive), ARCHIVE_NAME)
     return archive
 
 
 def legacy_archive(root: Optional[str] = None) -> str:
     """Where an earlier release kept its one copy."""
-    return os.path.join(root or data_dir(), ARCHIVE_NAME)
+    return os.path.join(root or user_data_dir(), ARCHIVE_NAME)
 
 
 def copies(root: Optional[str] = None) -> List[str]:
     """Every copy there is: the earlier release's, then one per Python version."""
-    root = root or data_dir()
+    root = root or user_data_dir()
     found = [legacy_archive(root)] if os.path.isfile(legacy_archive(root)) else []
     try:
         names = sorted(os.listdir(root))
@@ -116,13 +113,18 @@ def up_to_date(copy: str, source: str, magic: bytes) -> bool:
         if not (os.path.isfile(copy) and serves(Path(copy), Path(source), magic)):
             return False
     hooks = hooks_beside(copy)
-    if hooks is None:
-        return True
     try:
-        with open(copy, "rb") as f, open(hooks, "rb") as h:
-            return h.read() == hooks_archive(f.read())
-    except OSError:
+        return hooks is None or _made_from(hooks, copy)
+    except (OSError, zipfile.BadZipFile):
         return False
+
+
+def _made_from(hooks: str, copy: str) -> bool:
+    """Whether the hooks archive at ``hooks`` is the one made from the complete archive at
+    ``copy`` (read without waiting on a FIFO put there). Raises OSError, and
+    zipfile.BadZipFile when ``copy`` is not a zip archive."""
+    complete = read_regular(copy)
+    return complete is not None and read_regular(hooks) == hooks_archive(complete)
 
 
 def copy_problem(complete: str) -> Optional[str]:
@@ -154,10 +156,9 @@ def pair_mismatch(copy: str) -> Optional[str]:
     if hooks is None or not (os.path.isfile(copy) and os.path.isfile(hooks)):
         return None
     try:
-        with open(copy, "rb") as f, open(hooks, "rb") as h:
-            if h.read() == hooks_archive(f.read()):
-                return None
-    except (OSError, ValueError) as exc:
+        if _made_from(hooks, copy):
+            return None
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
         return f"cannot compare {hooks} with {copy}: {exc}"
     return (f"{hooks} does not belong with {copy} (an install or upgrade replaced only one of the two), "
             "so the hooks run code from two releases")
@@ -189,7 +190,7 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
     # The hooks archive first: it is the one a running hook holds open, and when it cannot
     # be replaced nothing has changed yet.
     pair = [(hooks, hooks_archive(data)), (dest, data)] if hooks else [(dest, data)]
-    before = [(path, _old_bytes(path)) for path, _ in pair]
+    before = {path: _old_bytes(path) for path, _ in pair}
     done: list = []
     for path, content in pair:
         try:
@@ -200,18 +201,19 @@ def copy_archive(data: bytes, dest: str, owners: Optional[Owners] = None) -> Non
                                 else _not_written(path, exc, undone))
             error.partly_done = bool(undone)  # type: ignore[attr-defined]  # install's last word
             raise error from None
-        done.append(next(old for p, old in before if p == path) + (path,))
+        done.append(before[path] + (path,))
 
 
 def _old_bytes(path: str) -> tuple:
-    """(whether ``path`` existed, its bytes) before a copy replaces it."""
+    """(whether a file stood at ``path``, its bytes) before a copy replaces it. Something
+    else there (a FIFO, which is never waited on) counts as no file: it is not put back."""
     try:
-        with open(path, "rb") as f:
-            return (True, f.read())
+        data = read_regular(path)
     except FileNotFoundError:
         return (False, b"")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}; fix its permissions, then run install again.")
+    return (data is not None, data or b"")
 
 
 def _put_back(done: list, owners: Optional[Owners]) -> Optional[str]:

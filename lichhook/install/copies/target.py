@@ -171,10 +171,8 @@ class Target:
         forward = path.replace("\\", "/")
         if quoting.sh_quote(forward) == forward:
             return forward
-        short = self.short(path)
-        if short and quoting.sh_quote(short.replace("\\", "/")) == short.replace("\\", "/"):
-            return short.replace("\\", "/")
-        return forward
+        short = (self.short(path) or "").replace("\\", "/")
+        return short if short and quoting.sh_quote(short) == short else forward
 
     def sh_line(self, *args: str) -> str:
         """The command for a POSIX shell: ``sh -c``, bash, Git Bash, Crush's interpreter."""
@@ -244,18 +242,13 @@ class Target:
         """The complete archive of the copy ``word`` names (the one beside a hooks
         archive), or None."""
         archive = self.archive_of(word)
-        if archive is None or self._paths.basename(archive) != stable.HOOKS_NAME:
-            return archive
-        return self._paths.join(self._paths.dirname(archive), stable.ARCHIVE_NAME)
+        return None if archive is None else stable.complete_of(archive, self._paths)
 
     def server(self) -> Target:
         """The target of long-running commands (the MCP server): the complete archive of
         this copy, which holds every module, not its hooks archive."""
-        paths = self._paths
-        if paths.basename(self.archive) != stable.HOOKS_NAME:
-            return self
-        complete = paths.join(paths.dirname(self.archive), stable.ARCHIVE_NAME)
-        return Target(self.python, complete, self.windows, self.short_path)
+        complete = stable.complete_of(self.archive, self._paths)
+        return self if complete == self.archive else Target(self.python, complete, self.windows, self.short_path)
 
     def owns(self, text: str) -> bool:
         """Whether ``text`` (command strings joined by newlines, as an entry holds them)

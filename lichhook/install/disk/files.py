@@ -35,7 +35,7 @@ import sys
 import time
 from typing import Callable, List, Optional, Sequence
 
-from lichhook.diskio import REPLACE_RETRY_SECONDS, TMP_SUFFIX, kind_of, read_fd, replace
+from lichhook.diskio import REPLACE_RETRY_SECONDS, kind_of, read_status, replace, temporary_name, write_atomic
 from lichhook.install.errors import ConfigError
 from lichhook.install.disk.ownership import Owners, make_folders, root_may_write, running_as_root
 
@@ -154,25 +154,18 @@ def snapshot(path: str) -> Snapshot:
         raise ConfigError(f"{path} is {kind_of(st.st_mode)}, where a file belongs; move it away, then run again.")
     try:
         # Non-blocking: should a FIFO replace the file after the check above, the open
-        # returns at once and the fstat below refuses it.
-        fd = os.open(real, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
+        # returns at once and is refused below.
+        st, data = read_status(real, MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         return Snapshot(path, real, None, None)
     except OSError as exc:
         raise _cannot("read", path, exc, "fix its permissions, then run again.")
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise ConfigError(f"{path} is {kind_of(st.st_mode)}, where a file belongs; move it away, then run again.")
-        data = read_fd(fd, MAX_CONFIG_BYTES + 1)
-        if len(data) > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB "
-                              f"({max(st.st_size, len(data))} bytes), more than any config lichhook edits holds; "
-                              "move it away or shrink it, then run again. It was left untouched.")
-    except OSError as exc:
-        raise _cannot("read", path, exc, "fix its permissions, then run again.")
-    finally:
-        os.close(fd)
+    if data is None:
+        raise ConfigError(f"{path} is {kind_of(st.st_mode)}, where a file belongs; move it away, then run again.")
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB "
+                          f"({max(st.st_size, len(data))} bytes), more than any config lichhook edits holds; "
+                          "move it away or shrink it, then run again. It was left untouched.")
     return Snapshot(path, real, data, st)
 
 
@@ -292,7 +285,7 @@ class Planned:
 def _write_temp(folder: str, name: str, data: bytes, mode: int, ids: Optional[tuple]) -> tuple:
     """(path, status) of a new file in ``folder`` holding ``data``, flushed to disk,
     with ``mode`` and owner ``ids``."""
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}")
+    tmp = os.path.join(folder, temporary_name(name))
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_BINARY, 0o600)
     try:
         view = memoryview(data)
@@ -356,33 +349,29 @@ def _exchange(a: str, b: str) -> bool:
     raise OSError(err, os.strerror(err), b)
 
 
-def _read_held(path: str) -> tuple:
-    """(status, bytes) of a file lichhook just moved aside."""
-    fd = os.open(path, os.O_RDONLY | _O_BINARY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        return os.fstat(fd), read_fd(fd)
-    finally:
-        os.close(fd)
-
-
 def _create(snap: Snapshot, data: bytes, mode: int, owners: Optional[Owners]) -> bool:
     """Create the absent file; False when someone created it meanwhile."""
     folder = os.path.dirname(snap.real)
     make_folders(folder, owners)
-    ids = owners.for_new(snap.real) if owners else None
-    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, ids)
-    try:
-        try:
-            os.link(tmp, snap.real)  # fails if a file appeared: never overwrite one unread
-            return True
-        except FileExistsError:
-            return False
-        except OSError:
-            if os.path.lexists(snap.real):
-                return False
+    if owners:
+        owners.may_create(snap.real)
+    tmp, _ = _write_temp(folder, os.path.basename(snap.real), data, mode, None)
+    return _put_new(tmp, snap.real)
 
-            replace(tmp, snap.real)
-            return True
+
+def _put_new(tmp: str, path: str) -> bool:
+    """Give the absent ``path`` the new file ``tmp`` (which is then gone); False when a
+    file appeared there meanwhile: one never read is never overwritten."""
+    try:
+        os.link(tmp, path)  # fails if a file appeared
+        return True
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links
+        if os.path.lexists(path):
+            return False
+        replace(tmp, path)
+        return True
     finally:
         _unlink(tmp)
 
@@ -432,7 +421,7 @@ def _replace(snap: Snapshot, data: bytes) -> bool:
         # read; if someone wrote theirs in the microseconds since the check, put theirs
         # back at once (it is held here, not lost) and plan again from it.
         displaced = os.lstat(tmp)
-        if _identity(displaced) == _identity(snap.st) and _read_held(tmp)[1] == snap.data:
+        if _identity(displaced) == _identity(snap.st) and read_status(tmp)[1] == snap.data:
             return True
         _exchange(tmp, snap.real)
         if _identity(os.lstat(tmp)) != _identity(ours):
@@ -446,14 +435,14 @@ def _replace(snap: Snapshot, data: bytes) -> bool:
 def _delete(snap: Snapshot) -> bool:
     """Delete the file if it still is what was read; False when it changed."""
     folder, name = os.path.dirname(snap.real), os.path.basename(snap.real)
-    aside = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}{TMP_SUFFIX}")
+    aside = os.path.join(folder, temporary_name(name))
     try:
         os.rename(snap.real, aside)  # atomic: whatever stands there now is ours to inspect
     except FileNotFoundError:
         return True
-    st, data = _read_held(aside)
+    st, data = read_status(aside)  # data None: a folder put there meanwhile, to put back
     assert snap.st is not None
-    if (st.st_dev, st.st_ino) == (snap.st.st_dev, snap.st.st_ino) and data == snap.data:
+    if _identity(st) == _identity(snap.st) and data == snap.data:
         _unlink(aside)
         return True
     try:
@@ -475,13 +464,7 @@ def _keep_backup(snap: Snapshot, owners: Optional[Owners]) -> None:
     folder = os.path.dirname(os.path.abspath(backup))
     tmp, _ = _write_temp(folder, os.path.basename(backup), snap.data, stat.S_IMODE(snap.st.st_mode),
                          _kept_ids(snap.st))
-    try:
-        os.link(tmp, backup)
-    except OSError:
-        if not os.path.lexists(backup):
-            replace(tmp, backup)
-    finally:
-        _unlink(tmp)
+    _put_new(tmp, backup)
 
 
 # A blank config is taken as blank only once it has stood untouched this long; until then
@@ -583,16 +566,10 @@ def write_whole(path: str, data: bytes, mode: int, owners: Optional[Owners],
     found at the path is replaced, never written through: lichhook's own files are never
     links, and one planted there must not steer the write elsewhere. On Windows the rename
     waits up to ``seconds`` for the programs holding the file open to let go."""
-    folder = os.path.dirname(os.path.abspath(path))
-    make_folders(folder, owners)
-    ids = owners.for_new(path) if owners else None
-    tmp, _ = _write_temp(folder, os.path.basename(path), data, mode, ids)
-
-    try:
-        replace(tmp, path, seconds=seconds)
-    except BaseException:
-        _unlink(tmp)
-        raise
+    make_folders(os.path.dirname(os.path.abspath(path)), owners)
+    if owners:
+        owners.may_create(path)
+    write_atomic(path, data, mode, seconds)
 
 
 # -- files lichhook owns outright ---------------------------------------------------------

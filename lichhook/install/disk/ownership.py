@@ -149,13 +149,12 @@ class Owners:
         self.home = os.path.realpath(home) if home else None
         self.as_root = running_as_root() if as_root is None else as_root
 
-    def for_new(self, path: str) -> Optional[Tuple[int, int]]:
-        """Refuses a new file or folder at ``path`` root may not make; always None (the
-        file keeps the owner it was created with)."""
+    def may_create(self, path: str) -> None:
+        """Refuse a new file or folder at ``path`` root may not make (a new file keeps the
+        owner it was created with: no one is ever given it afterwards)."""
         if self.as_root:
             folder = trust.nearest_existing(os.path.dirname(os.path.abspath(path)) or ".")
             root_may_write(os.path.realpath(folder), path)
-        return None
 
 
 # Every folder this process created, in order: install records them so that uninstall
@@ -166,4 +165,4 @@ MADE: List[str] = []
 def make_folders(folder: str, owners: Optional[Owners]) -> None:
     """``os.makedirs``, refusing as ``owners`` says before each folder it creates; each
     one created is noted in ``MADE``."""
-    trust.make_folders(folder, 0o777, owners.for_new if owners is not None else None, MADE)
+    trust.make_folders(folder, 0o777, owners.may_create if owners is not None else None, MADE)

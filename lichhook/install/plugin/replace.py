@@ -15,7 +15,7 @@ import os
 import shutil
 import time
 from lichhook.install.plugin import harnesscli, lichplugin, route
-from lichhook.install.copies import stable
+from lichhook.coldstart import user_data_dir
 from lichhook.install.disk import files
 from lichhook.install.harness import Harness
 from lichhook.install.errors import ConfigError
@@ -25,7 +25,7 @@ from lichhook.install.quoting import sh_quote
 
 def set_aside_dir(harness: str) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    return os.path.join(stable.data_dir(), "set-aside", harness, stamp)
+    return os.path.join(user_data_dir(), "set-aside", harness, stamp)
 
 
 def remove(h: Harness, seen: Sighting) -> str:

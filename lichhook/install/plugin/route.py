@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Set
 
 from lichhook.install import harness
 from lichhook.install.plugin import harnesscli, layout, lichplugin, skills
-from lichhook.install.copies import stable
+from lichhook.coldstart import user_data_dir
 from lichhook.install.disk import files
 from lichhook.install.harness import Registered, Harness
 from lichhook.install.errors import ConfigError
@@ -38,7 +38,7 @@ CONFIG_ONLY = "LICHHOOK_NO_PLUGIN_ROUTE"
 
 
 def marketplace_dir(name: str) -> str:
-    return os.path.join(stable.data_dir(), "marketplace", name)
+    return os.path.join(user_data_dir(), "marketplace", name)
 
 
 def program(h: Harness) -> Optional[str]:
