@@ -1,4 +1,5 @@
-"""Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
+"""Reading a hook's stdin: bounded in size and time, then parsed as one JSON object; and
+reading the lines of a long-lived process's stdin, each bounded as one hook's stdin is."""
 
 import os
 import sys
@@ -8,7 +9,7 @@ from lichhook.coldstart import quickjson as json  # json's results without its i
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Tuple
+    from typing import Any, BinaryIO, Dict, List, Tuple
 
     Payload = Dict[str, Any]
     # What a read found so far: each whole object, after the bytes it was read from.
@@ -123,6 +124,18 @@ def _read_in_thread(fd: int, limit: int, deadline: float, found: "Parsed") -> "l
     threading.Thread(target=pump, daemon=True).start()
     finished.wait(max(0.0, deadline - time.monotonic()))
     return list(chunks)
+
+
+def read_line(stream: "BinaryIO", limit: int = MAX_BYTES) -> bytes:
+    """The next line of ``stream``, its end of line included; b"" at the end of the stream.
+    A line longer than ``limit`` bytes (its end of line aside) is read to its end, a
+    bounded chunk at a time, and dropped: PayloadError, and the next call reads on."""
+    line = stream.readline(limit + 1)
+    if len(line) <= limit or line.endswith(b"\n"):
+        return line
+    while line and not line.endswith(b"\n"):
+        line = stream.readline(limit + 1)
+    raise PayloadError(f"a line of more than {limit} bytes")
 
 
 def parse_payload(raw: bytes) -> "Payload":
