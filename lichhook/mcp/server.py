@@ -120,15 +120,10 @@ class Server:
             return _error(answer_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
         if has_id and not _valid_id(msg_id):
             return _error(None, INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
-        params = message.get("params", {})
         if not has_id:
             return None  # a notification (initialized, cancelled, anything else): never answered
         try:
-            if params is None:
-                params = {}
-            if not isinstance(params, dict):
-                raise RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
-            result = self.dispatch(method, params)
+            result = self.dispatch(method, _object(message.get("params"), "params"))
         except RpcError as exc:
             return _error(msg_id, exc.code, exc.message)
         except Exception as exc:  # a bug must cost one answer, not the connection
@@ -168,13 +163,18 @@ class Server:
             raise RpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name", a string')
         if name != tool.NAME:
             raise RpcError(INVALID_PARAMS, f"Invalid params: unknown tool {name[:100]!r}; the only tool is {tool.NAME}")
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+        arguments = _object(params.get("arguments"), "arguments")
         structured = PROTOCOL_VERSIONS.index(self.version) >= PROTOCOL_VERSIONS.index(STRUCTURED_SINCE)
         return tool.call(arguments, self.waits_dir, structured)
+
+
+def _object(value: object, name: str) -> dict:
+    """``value``, the member ``name`` of a request, which must be an object when given."""
+    if value is None:  # absent or null: none given
+        return {}
+    if not isinstance(value, dict):
+        raise RpcError(INVALID_PARAMS, f'Invalid params: "{name}" must be an object')
+    return value
 
 
 def _error(msg_id: object, code: int, message: str) -> dict:
