@@ -226,3 +226,14 @@ def test_the_archive_checks_files_and_repositories_and_says_where(run, tmp_path,
     for argv in (["theme"], ["theme", "check"], ["theme", "check", "--lich", "new", str(GOOD)], ["theme", "paint"]):
         usage = run(*argv)
         assert usage.returncode == 2 and usage.stdout == b"" and b"lichhook theme" in usage.stderr
+
+
+def test_a_version_of_thousands_of_digits_is_read_as_lich_reads_it(run, tmp_path):
+    # Python's int() refuses more than 4300 digits; lich's Atoi clamps to the 64-bit range.
+    huge = "9" * 5000
+    pack = tmp_path / "pack"
+    write(pack / "lich-theme.json", manifest(minLichVersion=f"0.{huge}.0"))
+    write(pack / "a.json", good())
+    done = run("theme", "check", str(pack))
+    assert done.returncode == 1 and done.stderr == b"", done.stderr[-300:]
+    assert f"the pack needs lich 0.{huge}.0 or newer" in done.stdout.decode()

@@ -37,7 +37,9 @@ def go_atoi(text: str) -> int:
     digits = text[1:] if text[:1] in ("+", "-") else text
     if not digits or any(c not in "0123456789" for c in digits):
         return 0
-    value = int(digits)
+    # int() refuses more than 4300 digits (Python 3.11 on); past 19 the value is clamped anyway.
+    digits = digits.lstrip("0") or "0"
+    value = int(digits) if len(digits) <= 19 else _INT64 + 1
     if text[:1] == "-":
         return max(-value, -_INT64 - 1)
     return min(value, _INT64)
