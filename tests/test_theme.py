@@ -237,3 +237,5 @@ def test_a_version_of_thousands_of_digits_is_read_as_lich_reads_it(run, tmp_path
     done = run("theme", "check", str(pack))
     assert done.returncode == 1 and done.stderr == b"", done.stderr[-300:]
     assert f"the pack needs lich 0.{huge}.0 or newer" in done.stdout.decode()
+    # the stand-in reads an X-Lich-Plugin header the same way
+    assert theme.release.compatible(f"0.13.{huge}") and not theme.release.compatible(f"0.{huge}.0")
