@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 HOST = "127.0.0.1"  # always loopback; never taken from the environment
 TIMEOUT = 1.0  # seconds for the whole exchange, as lich's own scripts use
+CLAIMS = "claims"  # beside the hooks archive: the release install claimed per harness
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -34,8 +35,13 @@ def claimed(provider: str) -> str:
     written beside the archive this hook runs (``lichhook.install.plugin.claim``, the same number
     as the harness's manifest or marker), else RELEASE. Read only when a report is sent."""
     archive = running_archive()
-    found = read_claims(os.path.join(os.path.dirname(archive), "claims")) if archive else {}
+    found = read_claims(claims_path(archive)) if archive else {}
     return found.get(provider, RELEASE)
+
+
+def claims_path(archive: str) -> str:
+    """The claims file of the hooks archive ``archive``."""
+    return os.path.join(os.path.dirname(archive), CLAIMS)
 
 
 def read_claims(path: str) -> "Dict[str, str]":

@@ -65,8 +65,8 @@ def less(a: Optional[str], b: Optional[str]) -> bool:
 
 
 def compatible(header: Optional[str]) -> bool:
-    """Whether lich takes an ``X-Lich-Plugin`` value without a warning."""
-    return not less(header, FLOOR) and less(header, CEILING)
+    """Whether lich takes an ``X-Lich-Plugin`` value without a warning: the newest range."""
+    return within(header, (FLOOR, CEILING))
 
 
 # -- the releases ------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def range_of(lich: Optional[str]) -> Optional[Tuple[str, str]]:
     return found
 
 
-def within(version: str, bounds: Tuple[str, str]) -> bool:
+def within(version: Optional[str], bounds: Tuple[str, str]) -> bool:
     """compat.go's ``Compatible`` for the range ``bounds``."""
     return not less(version, bounds[0]) and less(version, bounds[1])
 

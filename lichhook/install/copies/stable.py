@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from lichhook.archive import Bytecode, CompileError, compile_for, serves
+from lichhook.client import CLAIMS  # what install claimed, beside the hooks archive (lichhook.install.plugin.claim)
 from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
@@ -37,7 +38,6 @@ from lichhook.selfcmd import running_archive
 # up to 0.6 s under wine. diskio's one second would give up on a hook still within its
 # deadline; this outlasts any one hook.
 ARCHIVE_RETRY_SECONDS = HOOK_SECONDS + 1.0
-CLAIMS = "claims"  # the releases install claimed, beside the hooks archive (lichhook.install.plugin.claim)
 _UNKNOWN_PREFIX = "magic"  # magic3600/: an earlier release's folder for a Python it did not know
 
 

@@ -5,13 +5,14 @@ plugin list``, the marker lines) and off every report's ``X-Lich-Plugin``; it ac
 range that moves with its own releases and offers the newest release inside it as an
 update. So install asks the user's lich its version and names ``release.claim`` of it, one
 number per harness: in the manifest or marker, in the Claude Code mods' ``release.js``, and
-in ``CLAIMS`` beside the hooks archive, which the hooks read for the header.
+in the claims file beside the hooks archive (``lichhook.client.CLAIMS``), which the hooks
+read for the header.
 
 The lich asked: ``--lich-version`` (``OVERRIDE`` in the environment), else the binary
 ``lichtools.find_lich`` finds, run as ``lich version --json`` only when it is a lich that
 answers it: one before 0.34.0 opens its window for any word it does not know, and only
 from 0.34.0 does its binary hold ``GUARD``, its refusal of such a word. When none answers,
-the lich the last install measured against (``CLAIMS``' ``lich`` line), so a version
+the lich the last install measured against (the claims file's ``lich`` line), so a version
 given once is not undone by a later install or doctor.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import json
 import mmap
-import os
 from typing import Dict, NamedTuple, Optional
 
 from lichhook.contracts import release
@@ -27,11 +27,10 @@ from lichhook.install.plugin import harnesscli
 from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.lichtools import find_lich
 from lichhook.archive import running_bytecode
-from lichhook.client import plain, read_claims
+from lichhook.client import claims_path, plain, read_claims  # the claims file: "<harness> <release>" lines
 from lichhook.install.copies import stable
-from lichhook.install.copies.stable import CLAIMS  # beside the hooks archive: "<harness> <release>" lines
 
-LICH = "lich"  # the line of CLAIMS naming the lich the claims were chosen for
+LICH = "lich"  # the line of the claims file naming the lich the claims were chosen for
 
 OVERRIDE = "LICHHOOK_LICH_VERSION"
 GUARD = b"lich: unknown command"
@@ -131,10 +130,6 @@ def harness_claim(h: object) -> str:
 
 
 # -- the claims file the hooks read ----------------------------------------------------
-
-
-def claims_path(hooks_archive: str) -> str:
-    return os.path.join(os.path.dirname(hooks_archive), CLAIMS)
 
 
 def claims_bytes(claims: Dict[str, str]) -> bytes:
