@@ -40,7 +40,7 @@ def claimed(provider: str) -> str:
 
 
 def claims_path(archive: str) -> str:
-    """The claims file of the hooks archive ``archive``."""
+    """The claims file beside ``archive`` (a copy's hooks archive or its complete one)."""
     return os.path.join(os.path.dirname(archive), CLAIMS)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from lichhook.archive import Bytecode, CompileError, compile_for, serves
-from lichhook.client import CLAIMS  # what install claimed, beside the hooks archive (lichhook.install.plugin.claim)
+from lichhook.client import claims_path  # what install claimed, beside the hooks archive (lichhook.install.plugin.claim)
 from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
@@ -261,7 +261,7 @@ def remove_copy(path: str) -> Optional[str]:
     """Delete a copy (its complete archive ``path`` and its hooks archive), and its
     version folder and the data folder when that leaves them empty; None, or why it
     could not be deleted."""
-    for member in (hooks_beside(path), os.path.join(os.path.dirname(path), CLAIMS), path):
+    for member in (hooks_beside(path), claims_path(path), path):
         if member is None:
             continue
         try:
