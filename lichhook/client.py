@@ -14,8 +14,13 @@ import time
 from lichhook.contracts import RELEASE
 from lichhook.selfcmd import running_archive
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict
+
 HOST = "127.0.0.1"  # always loopback; never taken from the environment
 TIMEOUT = 1.0  # seconds for the whole exchange, as lich's own scripts use
+CLAIMS = "claims"  # beside the hooks archive: the release install claimed per harness
 
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -30,24 +35,38 @@ def claimed(provider: str) -> str:
     written beside the archive this hook runs (``lichhook.install.plugin.claim``, the same number
     as the harness's manifest or marker), else RELEASE. Read only when a report is sent."""
     archive = running_archive()
-    if archive:
-        try:
-            with open(os.path.join(os.path.dirname(archive), "claims"), "rb") as f:
-                lines = f.read(4096).split(b"\n")
-        except OSError:
-            lines = []
-        for line in lines:
-            words = line.split()
-            if len(words) == 2 and words[0] == provider.encode("utf-8", "replace") and _plain(words[1]):
-                return words[1].decode("ascii")
-    return RELEASE
+    found = read_claims(claims_path(archive)) if archive else {}
+    return found.get(provider, RELEASE)
 
 
-def _plain(version: bytes) -> bool:
+def claims_path(archive: str) -> str:
+    """The claims file beside ``archive`` (a copy's hooks archive or its complete one)."""
+    return os.path.join(os.path.dirname(archive), CLAIMS)
+
+
+def read_claims(path: str) -> "Dict[str, str]":
+    """``harness -> release`` from the claims file at ``path`` (install writes one beside the
+    hooks archive); a line that is not two words, the second a ``plain`` version, is skipped."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(4096).decode("ascii", "replace")
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == 2 and plain(words[1]):
+            out[words[0]] = words[1]
+    return out
+
+
+def plain(version: str) -> bool:
+    """A version lichhook writes into files and headers (all ASCII): short, a digit first,
+    then ASCII letters, digits and ``.+-``."""
     return 0 < len(version) <= 40 and version[:1].isdigit() and all(c in _PLAIN for c in version)
 
 
-_PLAIN = frozenset(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+-")
+_PLAIN = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+-")
 
 
 def build_request(port: int, token: str, path: str, body: bytes, release: str = RELEASE) -> bytes:

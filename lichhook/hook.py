@@ -152,7 +152,7 @@ class Hook:
         why the report is unusable. None: not an event the adapter takes. Raises what the
         adapter raises. ``deliver`` sends it; doctor's live run counts on it."""
         from lichhook.adapter import Event, Report, reports_of
-        from lichhook.contracts import BODY_LIMIT, Outgoing, outgoing
+        from lichhook.contracts import outgoing
 
         event = Event(self.provider, self.event or "", payload, self.environ, title, known)
         reports = reports_of(adapter, event, self.event is None)
@@ -163,14 +163,9 @@ class Hook:
             try:
                 if not isinstance(item, Report):
                     raise TypeError(f"{item!r} is not a lichhook.adapter.Report")
-                out = outgoing(item, session_id, event)
+                planned.append(outgoing(item, session_id, event))
             except (TypeError, ValueError, AttributeError) as exc:
                 planned.append(exc)
-                continue
-            if out.body is not None and len(out.body) > BODY_LIMIT:
-                # lich would cut it: not sent, and its title not kept as the card's
-                out = Outgoing(f"{out.what}: body of {len(out.body)} bytes exceeds lich's {BODY_LIMIT}", out.path, None)
-            planned.append(out)
         return planned
 
     def deliver(self, adapter: object, target: "LichTarget", payload: "Mapping[str, Any]",

@@ -1,4 +1,5 @@
-"""Reading a hook's stdin: bounded in size and time, then parsed as one JSON object."""
+"""Reading a hook's stdin: bounded in size and time, then parsed as one JSON object; and
+reading the lines of a long-lived process's stdin, each bounded as one hook's stdin is."""
 
 import os
 import sys
@@ -8,7 +9,7 @@ from lichhook.coldstart import quickjson as json  # json's results without its i
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Tuple
+    from typing import Any, BinaryIO, Callable, Dict, List, Tuple
 
     Payload = Dict[str, Any]
     # What a read found so far: each whole object, after the bytes it was read from.
@@ -72,28 +73,32 @@ def _whole_object(chunks: "list[bytes]", found: "Parsed") -> bool:
     return True
 
 
+def _read_chunks(fd: int, limit: int, ready: "Callable[[], bool]", chunks: "list[bytes]", found: "Parsed") -> None:
+    """Append to ``chunks`` what ``fd`` gives, while ``ready()`` says more may be read in
+    time, until its end, more than ``limit`` bytes or a whole object (``_whole_object``)."""
+    total = 0
+    try:
+        while total <= limit and ready():
+            chunk = os.read(fd, min(65536, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if _whole_object(chunks, found):
+                break
+    except (OSError, ValueError):  # stdin closed or not selectable
+        pass
+
+
 def _read_with_select(fd: int, limit: int, deadline: float, found: "Parsed") -> "list[bytes]":
     import select
 
-    chunks: list[bytes] = []
-    total = 0
-    while total <= limit:
+    def ready() -> bool:
         remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        try:
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                break
-            chunk = os.read(fd, min(65536, limit + 1 - total))
-        except (OSError, ValueError):  # stdin closed or not selectable
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-        if _whole_object(chunks, found):
-            break
+        return remaining > 0 and bool(select.select([fd], [], [], remaining)[0])
+
+    chunks: list[bytes] = []
+    _read_chunks(fd, limit, ready, chunks, found)
     return chunks
 
 
@@ -105,24 +110,26 @@ def _read_in_thread(fd: int, limit: int, deadline: float, found: "Parsed") -> "l
     finished = threading.Event()
 
     def pump() -> None:
-        total = 0
         try:
-            while total <= limit:
-                chunk = os.read(fd, min(65536, limit + 1 - total))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                total += len(chunk)
-                if _whole_object(chunks, found):
-                    break
-        except OSError:
-            pass
+            _read_chunks(fd, limit, lambda: True, chunks, found)
         finally:
             finished.set()
 
     threading.Thread(target=pump, daemon=True).start()
     finished.wait(max(0.0, deadline - time.monotonic()))
     return list(chunks)
+
+
+def read_line(stream: "BinaryIO", limit: int = MAX_BYTES) -> bytes:
+    """The next line of ``stream``, its end of line included; b"" at the end of the stream.
+    A line longer than ``limit`` bytes (its end of line aside) is read to its end, a
+    bounded chunk at a time, and dropped: PayloadError, and the next call reads on."""
+    line = stream.readline(limit + 1)
+    if len(line) <= limit or line.endswith(b"\n"):
+        return line
+    while line and not line.endswith(b"\n"):
+        line = stream.readline(limit + 1)
+    raise PayloadError(f"a line of more than {limit} bytes")
 
 
 def parse_payload(raw: bytes) -> "Payload":

@@ -26,16 +26,15 @@ import time
 
 from lichhook.hook import HOOK_SECONDS, Debug, Hook
 from lichhook.lichenv import lich_target
-from lichhook.payload import PayloadError, parse_payload
+from lichhook.payload import MAX_BYTES, PayloadError, parse_payload, read_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Container, Deque, Mapping, Optional, Tuple
+    from typing import BinaryIO, Callable, Container, Deque, Mapping, Optional, Tuple
 
     from lichhook.lichenv import LichTarget
 
 QUEUE_LIMIT = 100
-LINE_LIMIT = 1 << 20  # bytes in one line, as a hook's stdin (lichhook.payload.MAX_BYTES)
 DRAIN_SECONDS = 2.0
 PARENT_SECONDS = 1.0
 
@@ -74,19 +73,18 @@ class Inbox:
             return line, self.closed, dropped
 
 
-def read_lines(stream: "object", inbox: Inbox, debug: Debug) -> None:
-    """Put each line of ``stream`` (a binary reader) into ``inbox``, then close it; a line
-    longer than LINE_LIMIT is skipped whole."""
+def read_lines(stream: "BinaryIO", inbox: Inbox, debug: Debug) -> None:
+    """Put each line of ``stream`` into ``inbox``, then close it; a line longer than a
+    hook's stdin may be (``lichhook.payload.MAX_BYTES``) is skipped whole."""
     try:
         while True:
-            line = stream.readline(LINE_LIMIT + 1)  # type: ignore[attr-defined]
+            try:
+                line = read_line(stream)
+            except PayloadError:
+                debug(f"an event of more than {MAX_BYTES} bytes; skipped")
+                continue
             if not line:
                 break
-            if len(line) > LINE_LIMIT:
-                while line and not line.endswith(b"\n"):
-                    line = stream.readline(LINE_LIMIT + 1)  # type: ignore[attr-defined]
-                debug(f"an event of more than {LINE_LIMIT} bytes; skipped")
-                continue
             if line.strip():
                 inbox.put(line)
     except (OSError, ValueError):

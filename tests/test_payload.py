@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from lichhook.payload import PayloadError, parse_payload, read_stdin
+from lichhook.payload import PayloadError, parse_payload, read_line, read_stdin
 
 POSIX_ONLY = pytest.mark.skipif(sys.platform == "win32", reason="reads a pipe with select()")
 
@@ -114,3 +114,18 @@ def test_read_payload_is_parse_payload_of_read_stdin(data):
         os.close(r)
     plain, once = outcomes
     assert plain == once
+
+
+def test_a_line_over_the_limit_is_skipped_whole_and_the_next_is_read(tmp_path):
+    # The line reader of the serve path and the MCP server: the limit counts a line
+    # without its end of line; a longer one is read to its end in bounded chunks.
+    lines = tmp_path / "lines"
+    lines.write_bytes(b"x" * 10 + b"\n" + b"y" * 11 + b"\n" + b"z" * 25 + b"\nlast" + b"w" * 11)
+    with open(lines, "rb") as stream:
+        assert read_line(stream, 10) == b"x" * 10 + b"\n"
+        for _ in range(2):
+            with pytest.raises(PayloadError, match="more than 10 bytes"):
+                read_line(stream, 10)
+        with pytest.raises(PayloadError):
+            read_line(stream, 10)  # the last line, over the limit and without an end of line
+        assert read_line(stream, 10) == b""

@@ -260,3 +260,14 @@ def test_a_theme_that_is_not_there_is_told_missing_not_too_big(run, tmp_path, ho
     assert done.returncode == 1 and done.stderr == b""
     said = done.stdout.decode()
     assert "No such file or directory" in said and "at most" not in said, said
+def test_a_version_of_thousands_of_digits_is_read_as_lich_reads_it(run, tmp_path):
+    # Python's int() refuses more than 4300 digits; lich's Atoi clamps to the 64-bit range.
+    huge = "9" * 5000
+    pack = tmp_path / "pack"
+    write(pack / "lich-theme.json", manifest(minLichVersion=f"0.{huge}.0"))
+    write(pack / "a.json", good())
+    done = run("theme", "check", str(pack))
+    assert done.returncode == 1 and done.stderr == b"", done.stderr[-300:]
+    assert f"the pack needs lich 0.{huge}.0 or newer" in done.stdout.decode()
+    # the stand-in reads an X-Lich-Plugin header the same way
+    assert theme.release.compatible(f"0.13.{huge}") and not theme.release.compatible(f"0.{huge}.0")

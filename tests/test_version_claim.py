@@ -269,3 +269,13 @@ def test_a_lich_version_given_once_holds_for_doctor_and_the_next_install(run, ho
     installed = lichreading.parse_installed_version(
         (home / ".claude" / "plugins" / "installed_plugins.json").read_bytes())
     assert installed.split("+")[0] == named
+
+
+@pytest.mark.parametrize("version", ["0.60.0\u00e9", "0.\u0666\u0660.0"])
+def test_a_lich_version_beyond_ascii_is_no_version(run, home, tmp_path, version):
+    # It would be written into the claims file and headers, which are ASCII: install
+    # refuses it by name as it refuses any other, and a lich that answers it is unknown.
+    path = fake_claude(tmp_path)
+    bad = run("install", "claude", "--lich-version", version, env={"PATH": path})
+    assert bad.returncode == 1 and "--lich-version" in bad.stderr.decode() and b"Traceback" not in bad.stderr
+    assert claim.parsed(json.dumps({"cli": version}, ensure_ascii=False)) is None

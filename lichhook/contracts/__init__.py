@@ -128,8 +128,12 @@ class Outgoing:
 
 def outgoing(report: "Asked", session_id: str, event: "Happened") -> Outgoing:
     """What is sent for ``report`` (an adapter's, of ``event``) to the lich card
-    ``session_id``: its contract's module builds it. ValueError for an unknown contract."""
+    ``session_id``: its contract's module builds it, and a body lich would cut (over
+    BODY_LIMIT) is not sent, nor its title kept as the card's. ValueError for an unknown
+    contract."""
     made: Outgoing = module(report.contract).outgoing(report, session_id, event)
+    if made.body is not None and len(made.body) > BODY_LIMIT:
+        return Outgoing(f"{made.what}: body of {len(made.body)} bytes exceeds lich's {BODY_LIMIT}", made.path, None)
     return made
 
 

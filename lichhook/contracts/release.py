@@ -37,7 +37,9 @@ def go_atoi(text: str) -> int:
     digits = text[1:] if text[:1] in ("+", "-") else text
     if not digits or any(c not in "0123456789" for c in digits):
         return 0
-    value = int(digits)
+    # int() refuses more than 4300 digits (Python 3.11 on); past 19 the value is clamped anyway.
+    digits = digits.lstrip("0") or "0"
+    value = int(digits) if len(digits) <= 19 else _INT64 + 1
     if text[:1] == "-":
         return max(-value, -_INT64 - 1)
     return min(value, _INT64)
@@ -63,8 +65,8 @@ def less(a: Optional[str], b: Optional[str]) -> bool:
 
 
 def compatible(header: Optional[str]) -> bool:
-    """Whether lich takes an ``X-Lich-Plugin`` value without a warning."""
-    return not less(header, FLOOR) and less(header, CEILING)
+    """Whether lich takes an ``X-Lich-Plugin`` value without a warning: the newest range."""
+    return within(header, (FLOOR, CEILING))
 
 
 # -- the releases ------------------------------------------------------------------------
@@ -135,7 +137,7 @@ def range_of(lich: Optional[str]) -> Optional[Tuple[str, str]]:
     return found
 
 
-def within(version: str, bounds: Tuple[str, str]) -> bool:
+def within(version: Optional[str], bounds: Tuple[str, str]) -> bool:
     """compat.go's ``Compatible`` for the range ``bounds``."""
     return not less(version, bounds[0]) and less(version, bounds[1])
 

@@ -14,6 +14,7 @@ from typing import BinaryIO
 from lichhook._version import __version__
 from lichhook.jsonint import json_int
 from lichhook.mcp import tool
+from lichhook.payload import MAX_BYTES, PayloadError, read_line
 from lichhook.selfcmd import python_word
 from lichhook.snapshot import hold
 
@@ -21,7 +22,6 @@ from lichhook.snapshot import hold
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 # structuredContent in tool results arrived with this revision.
 STRUCTURED_SINCE = "2025-06-18"
-MAX_LINE = 1 << 20  # bytes; longer lines are skipped to their end and refused
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -120,15 +120,10 @@ class Server:
             return _error(answer_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
         if has_id and not _valid_id(msg_id):
             return _error(None, INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
-        params = message.get("params", {})
         if not has_id:
             return None  # a notification (initialized, cancelled, anything else): never answered
         try:
-            if params is None:
-                params = {}
-            if not isinstance(params, dict):
-                raise RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
-            result = self.dispatch(method, params)
+            result = self.dispatch(method, _object(message.get("params"), "params"))
         except RpcError as exc:
             return _error(msg_id, exc.code, exc.message)
         except Exception as exc:  # a bug must cost one answer, not the connection
@@ -168,34 +163,22 @@ class Server:
             raise RpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name", a string')
         if name != tool.NAME:
             raise RpcError(INVALID_PARAMS, f"Invalid params: unknown tool {name[:100]!r}; the only tool is {tool.NAME}")
-        arguments = params.get("arguments")
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, dict):
-            raise RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+        arguments = _object(params.get("arguments"), "arguments")
         structured = PROTOCOL_VERSIONS.index(self.version) >= PROTOCOL_VERSIONS.index(STRUCTURED_SINCE)
         return tool.call(arguments, self.waits_dir, structured)
 
 
+def _object(value: object, name: str) -> dict:
+    """``value``, the member ``name`` of a request, which must be an object when given."""
+    if value is None:  # absent or null: none given
+        return {}
+    if not isinstance(value, dict):
+        raise RpcError(INVALID_PARAMS, f'Invalid params: "{name}" must be an object')
+    return value
+
+
 def _error(msg_id: object, code: int, message: str) -> dict:
     return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
-
-
-TOO_LONG = b"\0too long"  # never a stripped line of JSON
-
-
-def _read_line(stream: BinaryIO) -> bytes | None:
-    """The next line without surrounding blanks; TOO_LONG for an over-long line; None at the end."""
-    line = stream.readline(MAX_LINE + 1)
-    if not line:
-        return None
-    if len(line) > MAX_LINE and not line.endswith(b"\n"):
-        while True:  # skip the rest of the over-long line, a bounded chunk at a time
-            rest = stream.readline(MAX_LINE)
-            if not rest or rest.endswith(b"\n"):
-                break
-        return TOO_LONG
-    return line.strip()
 
 
 def encode(answer: dict) -> str:
@@ -209,15 +192,16 @@ def encode(answer: dict) -> str:
 
 def serve(stdin: BinaryIO, stdout: BinaryIO, server: Server) -> None:
     while True:
-        line = _read_line(stdin)
-        if line is None:
-            return
-        if not line:
-            continue  # a blank line between messages
-        if line is TOO_LONG:
-            answer: dict | None = _error(None, INVALID_REQUEST, f"Invalid Request: a message may be at most {MAX_LINE} bytes")
+        try:
+            line = read_line(stdin)  # one over MAX_BYTES is skipped to its end and refused
+        except PayloadError:
+            answer: dict | None = _error(None, INVALID_REQUEST, f"Invalid Request: a message may be at most {MAX_BYTES} bytes")
         else:
-            answer = server.handle_line(line)
+            if not line:
+                return
+            if not line.strip():
+                continue  # a blank line between messages
+            answer = server.handle_line(line.strip())
         if answer is None:
             continue
         # ASCII: a lone surrogate escaped in a request (an id, a method name) is echoed as

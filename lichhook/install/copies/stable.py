@@ -22,6 +22,7 @@ from typing import Any, List, Optional
 
 from lichhook.archive import Bytecode, CompileError, compile_for, serves
 from lichhook.diskio import read_regular
+from lichhook.client import claims_path  # what install claimed, beside the hooks archive (lichhook.install.plugin.claim)
 from lichhook.__main__ import COMPLETE_ARCHIVE as ARCHIVE_NAME
 from lichhook.__main__ import HOOKS_ARCHIVE as HOOKS_NAME
 from lichhook.hotset import hooks_archive
@@ -39,7 +40,6 @@ from lichhook.selfcmd import running_archive
 # up to 0.6 s under wine. diskio's one second would give up on a hook still within its
 # deadline; this outlasts any one hook.
 ARCHIVE_RETRY_SECONDS = HOOK_SECONDS + 1.0
-CLAIMS = "claims"  # the releases install claimed, beside the hooks archive (lichhook.install.plugin.claim)
 _UNKNOWN_PREFIX = "magic"  # magic3600/: an earlier release's folder for a Python it did not know
 
 
@@ -263,7 +263,7 @@ def remove_copy(path: str) -> Optional[str]:
     """Delete a copy (its complete archive ``path`` and its hooks archive), and its
     version folder and the data folder when that leaves them empty; None, or why it
     could not be deleted."""
-    for member in (hooks_beside(path), os.path.join(os.path.dirname(path), CLAIMS), path):
+    for member in (hooks_beside(path), claims_path(path), path):
         if member is None:
             continue
         try:

@@ -5,13 +5,14 @@ plugin list``, the marker lines) and off every report's ``X-Lich-Plugin``; it ac
 range that moves with its own releases and offers the newest release inside it as an
 update. So install asks the user's lich its version and names ``release.claim`` of it, one
 number per harness: in the manifest or marker, in the Claude Code mods' ``release.js``, and
-in ``CLAIMS`` beside the hooks archive, which the hooks read for the header.
+in the claims file beside the hooks archive (``lichhook.client.CLAIMS``), which the hooks
+read for the header.
 
 The lich asked: ``--lich-version`` (``OVERRIDE`` in the environment), else the binary
 ``lichtools.find_lich`` finds, run as ``lich version --json`` only when it is a lich that
 answers it: one before 0.34.0 opens its window for any word it does not know, and only
 from 0.34.0 does its binary hold ``GUARD``, its refusal of such a word. When none answers,
-the lich the last install measured against (``CLAIMS``' ``lich`` line), so a version
+the lich the last install measured against (the claims file's ``lich`` line), so a version
 given once is not undone by a later install or doctor.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import json
 import mmap
-import os
 from typing import Dict, NamedTuple, Optional
 
 from lichhook.contracts import release
@@ -27,10 +27,10 @@ from lichhook.install.plugin import harnesscli
 from lichhook.install.errors import ConfigError
 from lichhook.install.plugin.lichtools import find_lich
 from lichhook.archive import running_bytecode
+from lichhook.client import claims_path, plain, read_claims  # the claims file: "<harness> <release>" lines
 from lichhook.install.copies import stable
-from lichhook.install.copies.stable import CLAIMS  # beside the hooks archive: "<harness> <release>" lines
 
-LICH = "lich"  # the line of CLAIMS naming the lich the claims were chosen for
+LICH = "lich"  # the line of the claims file naming the lich the claims were chosen for
 
 OVERRIDE = "LICHHOOK_LICH_VERSION"
 GUARD = b"lich: unknown command"
@@ -66,25 +66,20 @@ def parsed(output: str) -> Optional[str]:
             doc = None
         if isinstance(doc, dict):
             for key in ("server", "cli"):
-                if isinstance(doc.get(key), str) and _plain(doc[key]):
+                if isinstance(doc.get(key), str) and plain(doc[key]):
                     return str(doc[key])
     for line in text.splitlines():
         words = line.split()
-        if len(words) == 2 and words[0] == "lich" and _plain(words[1]):
+        if len(words) == 2 and words[0] == "lich" and plain(words[1]):
             return words[1].lstrip("v")
     return None
-
-
-def _plain(version: str) -> bool:
-    """A version lichhook writes into files and headers: short, digits, letters, ``.+-``."""
-    return 0 < len(version) <= 40 and version[0].isdigit() and all(c.isalnum() or c in ".+-" for c in version)
 
 
 def lich_seen(environ: Dict[str, str], windows: bool, remembered: Optional[str] = None) -> Lich:
     """The lich of this machine, as install and doctor measure against it; ``remembered``:
     the one the last install measured against, for when no lich answers."""
     found = _asked(environ, windows)
-    if found.version is None and remembered and _plain(remembered):
+    if found.version is None and remembered and plain(remembered):
         return Lich(remembered, f"as the last install measured it; now {found.how}")
     return found
 
@@ -92,7 +87,7 @@ def lich_seen(environ: Dict[str, str], windows: bool, remembered: Optional[str] 
 def _asked(environ: Dict[str, str], windows: bool) -> Lich:
     given = environ.get(OVERRIDE, "").strip()
     if given:
-        if not _plain(given.lstrip("v")):
+        if not plain(given.lstrip("v")):
             raise ConfigError(f"--lich-version {given!r} is not a lich version; give one as `lich version` "
                               "prints it (0.61.0)")
         return Lich(given.lstrip("v"), "given with --lich-version")
@@ -135,25 +130,6 @@ def harness_claim(h: object) -> str:
 
 
 # -- the claims file the hooks read ----------------------------------------------------
-
-
-def claims_path(hooks_archive: str) -> str:
-    return os.path.join(os.path.dirname(hooks_archive), CLAIMS)
-
-
-def read_claims(path: str) -> Dict[str, str]:
-    """``harness -> release`` from a claims file; lines that are not one are skipped."""
-    try:
-        with open(path, "rb") as f:
-            text = f.read(4096).decode("ascii", "replace")
-    except OSError:
-        return {}
-    out = {}
-    for line in text.splitlines():
-        words = line.split()
-        if len(words) == 2 and _plain(words[1]):
-            out[words[0]] = words[1]
-    return out
 
 
 def claims_bytes(claims: Dict[str, str]) -> bytes:

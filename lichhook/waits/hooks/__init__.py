@@ -87,14 +87,14 @@ def choose_folder(arg: "str | None", environ: "Mapping[str, str]") -> "Folder":
 
 def run_hook(word: str, hook: str, extra: list, environ: "Mapping[str, str]") -> "Outcome":
     from lichhook.ids import BadId, wait_session_id
-    from lichhook.payload import PayloadError, parse_payload, read_stdin
+    from lichhook.payload import PayloadError, read_payload
 
     if len(extra) > 1:
         return Outcome(f"{let_through(hook)}: it takes at most one argument, the waits folder, "
                        f"but got {len(extra)}; quote a folder name that has spaces")
     folder = choose_folder(extra[0] if extra else None, environ)
     try:
-        payload = parse_payload(read_stdin())
+        payload = read_payload()
         if "session_id" not in payload:
             raise BadId("the hook payload on stdin has no session_id")
         session = wait_session_id(payload["session_id"])
