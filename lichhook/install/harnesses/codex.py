@@ -198,7 +198,8 @@ class Codex(route.PluginRouted):
 
 def _subcommand(handler: dict, target: Target) -> str:
     """lichhook's words after the archive in a handler's command, for naming it."""
-    words = quoting.split_words(handler.get("command") or "") or []
+    command = handler.get("command")
+    words = (quoting.split_words(command) if isinstance(command, str) else None) or []
     for i, word in enumerate(words):
         if target.archive_of(word):
             return " ".join(words[i + 1:]) or "?"

@@ -36,6 +36,7 @@ import re
 from typing import Dict, List, Mapping, Optional, Set
 
 from lichhook.adapters import BY_PROVIDER
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import registrations
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools
@@ -357,12 +358,14 @@ def _names(manifest: object) -> set:
     return {name for kind in _DEPENDENCY_KINDS if isinstance(manifest.get(kind), dict) for name in manifest[kind]}
 
 
-def _json_or_empty(path: str) -> object:
+def _json_or_none(path: str) -> object:
+    """The JSON in ``path``; None when it is absent, unreadable or not JSON (nested too
+    deep too): then it lists no package."""
     try:
         raw = files.read(path)
-        return json.loads(raw.decode("utf-8")) if raw is not None else {}
-    except (ConfigError, ValueError):
-        return {}
+    except ConfigError:
+        return None
+    return json_or_none(raw) if raw is not None else None
 
 
 def opencode_install_pending(folder: str) -> Optional[str]:
@@ -372,10 +375,10 @@ def opencode_install_pending(folder: str) -> Optional[str]:
         return None
     if not os.path.isdir(os.path.join(folder, "node_modules")):
         return "has no node_modules"
-    lock = _json_or_empty(os.path.join(folder, "package-lock.json"))
+    lock = _json_or_none(os.path.join(folder, "package-lock.json"))
     packages = lock.get("packages") if isinstance(lock, dict) else None
     root = packages.get("") if isinstance(packages, dict) else None
-    wanted = _names(_json_or_empty(os.path.join(folder, "package.json"))) | {OPENCODE_PLUGIN_PACKAGE}
+    wanted = _names(_json_or_none(os.path.join(folder, "package.json"))) | {OPENCODE_PLUGIN_PACKAGE}
     missing = sorted(wanted - _names(root))
     if not missing:
         return None
