@@ -160,17 +160,19 @@ class EntryHarness(Harness):
     """A harness whose hooks are entries in its configs, one per registration of its
     descriptor: each installer renders a registration (``handler``) in its own shape."""
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None), which an
-        earlier release may have written with the words ``earlier``."""
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of the registration ``r``, which an earlier release may have written
+        with the words ``earlier``."""
         raise NotImplementedError
 
     def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
         return wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
 
     def group(self, event: str) -> Optional[dict]:
-        """The other keys of lichhook's matcher group on ``event``."""
+        """The other keys of lichhook's matcher group on ``event``; None for an event
+        whose list is flat (it holds the handlers themselves)."""
+        if entries.is_flat(self.flat, event):
+            return None
         matcher = matcher_of(self.name, event)
         return {} if matcher is None else {"matcher": matcher}
 
@@ -250,12 +252,6 @@ def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], e
 def matcher_of(name: str, event: str) -> Optional[str]:
     """The matcher of ``name``'s registrations on ``event`` (one group holds them all)."""
     return next((r.matcher for r in descriptor_rows(name) if r.event == event), None)
-
-
-def start_registration(name: str) -> Registration:
-    """The registration that reports the session start: the first one on the start event."""
-    start = BY_PROVIDER[name].start_event
-    return next(r for r in descriptor_rows(name) if r.event == start)
 
 
 # -- JSON configs -------------------------------------------------------------------------

@@ -62,23 +62,13 @@ class Antigravity(harness.EntryHarness):
         data = {"name": "lichhook", "description": f"Reports each Antigravity conversation to lich {SIGNATURE}"}
         return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None). Its
-        timeout is an integer: one float timeout makes Antigravity drop the whole file."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``r``. Its timeout is an integer: one float timeout makes
+        Antigravity drop the whole file."""
         entry: dict = {"type": "command", "command": target.sh_line(*r.words)}
         if r.timeout is not None:
             entry["timeout"] = int(r.timeout)
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
-
-    def group(self, event: str) -> Optional[dict]:
-        """The other keys of lichhook's matcher group on ``event``; None for an event
-        whose list is flat."""
-        if event in FLAT_EVENTS:
-            return None
-        matcher = harness.matcher_of(self.name, event)
-        return {} if matcher is None else {"matcher": matcher}
 
     def hooks(self, target: Target) -> bytes:
         events: dict = {}

@@ -19,11 +19,11 @@ any shell (Claude Code 2.1.139 and later).
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from lichhook.descriptor import Registration
 from lichhook.install import harness
-from lichhook.install.plugin import modload, route
+from lichhook.install.plugin import layout, modload, route
 from lichhook.install.config import entries
 from lichhook.install.copies.target import Target
 
@@ -47,12 +47,9 @@ class Claude(route.PluginRouted):
         explicit = self.env.get("CLAUDE_CONFIG_DIR")
         return os.path.join(explicit, ".claude.json") if explicit else os.path.join(self.env.home(), ".claude.json")
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None)."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
         sub = r.words
-        timeout = {} if r.timeout is None else {"timeout": r.timeout}
+        timeout = layout.timeout_of(r)
         if target.windows:
             python, *args = target.argv(*sub)
             entry = {"type": "command", "command": python, "args": args, **timeout}

@@ -21,7 +21,7 @@ from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
 from lichhook.install.harnesses import codextrust
-from lichhook.install.plugin import route
+from lichhook.install.plugin import layout, route
 from lichhook.install.config import entries, textblock, tomlconfig
 from lichhook.install.disk import files
 from lichhook.install.copies.target import Target
@@ -61,10 +61,7 @@ class Codex(route.PluginRouted):
         value = tomlconfig.read_value(textblock.decode(raw, path)[1], path)  # values only: the fast reader
         return value if isinstance(value, dict) else {}
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None)."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
         sub = r.words
         entry: dict = {"type": "command", "command": target.sh_line(*sub)}
         fields: Dict[str, entries.Field] = {"command": entries.Line("sh")}
@@ -74,8 +71,7 @@ class Codex(route.PluginRouted):
             fields["commandWindows"] = entries.Line("windows")
             if warning and f"Codex on Windows: {warning}." not in self._notes:
                 self._notes.append(f"Codex on Windows: {warning}.")
-        if r.timeout is not None:
-            entry["timeout"] = r.timeout
+        entry.update(layout.timeout_of(r))
         return entries.Wanted(sub, entry, fields, earlier)
 
     def config_install(self, target: Target) -> List[files.Edit]:

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence
 
 from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
-from lichhook.install.plugin import lichplugin, lichtools
+from lichhook.install.plugin import layout, lichplugin, lichtools
 from lichhook.install.config import entries, textblock
 from lichhook.install.disk import files
 from lichhook.install.plugin.claim import harness_claim
@@ -58,25 +58,18 @@ class Crush(harness.EntryHarness):
     def server_path(self) -> str:
         return self.hooks_path()
 
-    def group(self, event: str) -> Optional[dict]:
-        return None
-
     def rc_path(self) -> str:
         return os.path.join(self.config_dir(), "crushrc")
 
     def uses_crushrc(self) -> bool:
         return os.path.isfile(self.rc_path())
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None)."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
         entry: dict = {"name": NAME}
         if r.matcher is not None:
             entry["matcher"] = r.matcher
         entry["command"] = target.sh_line(*r.words)
-        if r.timeout is not None:
-            entry["timeout"] = r.timeout
+        entry.update(layout.timeout_of(r))
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
 
     @staticmethod
