@@ -91,9 +91,13 @@ class Harness:
     def __init__(self, env: Env) -> None:
         self.env = env
 
+    def config_dir(self) -> str:
+        """The harness's own config folder (a harness with several overrides ``config_dirs``)."""
+        raise NotImplementedError
+
     def config_dirs(self) -> List[str]:
         """Folders whose existence means the harness is set up on this machine."""
-        return []
+        return [self.config_dir()]
 
     def detected(self) -> Optional[str]:
         """Why this harness counts as present (a folder or a program), or None."""
@@ -408,11 +412,6 @@ def read_words(words: Optional[list]) -> tuple:
     i = options_end(words, 1)
     archive = words[i] if i < len(words) and isinstance(words[i], str) else None
     return words[0], archive, foreign_options(words, 1)
-
-
-def split_command(handler: dict, windows: bool) -> tuple:
-    """(python, archive) named by a handler, or (None, None) when unreadable."""
-    return read_words(command_words(handler, windows))[:2]
 
 
 def split_line(text: str) -> tuple:

@@ -37,15 +37,11 @@ class Claude(route.PluginRouted):
     def config_dir(self) -> str:
         return self.env.get("CLAUDE_CONFIG_DIR") or os.path.join(self.env.home(), ".claude")
 
-    def config_dirs(self) -> List[str]:
-        return [self.config_dir()]
-
     def hooks_path(self) -> str:
         return os.path.join(self.config_dir(), "settings.json")
 
     def server_path(self) -> str:
-        explicit = self.env.get("CLAUDE_CONFIG_DIR")
-        return os.path.join(explicit, ".claude.json") if explicit else os.path.join(self.env.home(), ".claude.json")
+        return os.path.join(self.env.get("CLAUDE_CONFIG_DIR") or self.env.home(), ".claude.json")
 
     def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
         sub = r.words

@@ -40,17 +40,14 @@ class Codex(route.PluginRouted):
         super().__init__(env)
         self._notes: list = []
 
-    def home_dir(self) -> str:
+    def config_dir(self) -> str:
         return self.env.get("CODEX_HOME") or os.path.join(self.env.home(), ".codex")
 
-    def config_dirs(self) -> List[str]:
-        return [self.home_dir()]
-
     def hooks_path(self) -> str:
-        return os.path.join(self.home_dir(), "hooks.json")
+        return os.path.join(self.config_dir(), "hooks.json")
 
     def toml_path(self) -> str:
-        return os.path.join(self.home_dir(), "config.toml")
+        return os.path.join(self.config_dir(), "config.toml")
 
     def config_values(self) -> dict:
         """config.toml as values ({} when absent). Raises ConfigError when unreadable."""
@@ -142,7 +139,7 @@ class Codex(route.PluginRouted):
             return []
         records = codextrust.records(self.config_values())
         # Codex names hooks.json by its folder's real path.
-        source = os.path.join(os.path.realpath(self.home_dir()), "hooks.json")
+        source = os.path.join(os.path.realpath(self.config_dir()), "hooks.json")
         found = []
         for event in (name for name in hooks if name in codextrust.LABELS):
             groups = hooks.get(event)
