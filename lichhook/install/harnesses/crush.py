@@ -49,9 +49,6 @@ class Crush(harness.EntryHarness):
     def config_dir(self) -> str:
         return self.env.get("CRUSH_GLOBAL_CONFIG") or os.path.join(self.env.config_home(), "crush")
 
-    def config_dirs(self) -> List[str]:
-        return [self.config_dir()]
-
     def hooks_path(self) -> str:
         return os.path.join(self.config_dir(), "crush.json")
 
@@ -73,20 +70,19 @@ class Crush(harness.EntryHarness):
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
 
     @staticmethod
-    def rc_line(event: str, wanted: entries.Wanted, command: Optional[str] = None) -> str:
-        """The crushrc line registering ``wanted`` on ``event`` (with ``command`` in
-        place of the one it renders, when given)."""
-        entry = wanted.entry
+    def rc_line(event: str, entry: dict) -> str:
+        """The crushrc line registering the hook ``entry`` (as ``handler`` renders one) on
+        ``event``: the release's lines too."""
         words = ["hook", "add", event, "--name", NAME]
         if "matcher" in entry:
             words += ["--matcher", quoting.sh_quote(entry["matcher"])]
-        words += ["--command", quoting.sh_quote(entry["command"] if command is None else command)]
+        words += ["--command", quoting.sh_quote(entry["command"])]
         if "timeout" in entry:
             words += ["--timeout", str(entry["timeout"])]
         return " ".join(words)
 
     def rc_block(self, target: Target, newline: str = "\n") -> str:
-        lines = [self.rc_line(event, w) for event, wanted in self.wanted(target).items() for w in wanted]
+        lines = [self.rc_line(event, w.entry) for event, wanted in self.wanted(target).items() for w in wanted]
         return newline.join([BEGIN, *lines, END]) + newline
 
     def install(self, target: Target) -> List[files.Edit]:
@@ -139,11 +135,11 @@ class Crush(harness.EntryHarness):
             span = textblock.find(text, begin, lichplugin.CRUSH_CLOSE, _is_lich_line) if begin else None
             if lich is None:
                 new = textblock.remove(text, begin, lichplugin.CRUSH_CLOSE, _is_lich_line) if begin else text
-            elif span:
-                new = text[:span[0]] + lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text)) + text[span[1]:]
             else:
                 block = lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text))
-                new = textblock.put(text, block, lichtools.crush_open(harness_claim(self)), lichplugin.CRUSH_CLOSE, _is_lich_line)
+                new = (text[:span[0]] + block + text[span[1]:] if span else
+                       textblock.put(text, block, lichtools.crush_open(harness_claim(self)), lichplugin.CRUSH_CLOSE,
+                                     _is_lich_line))
             return raw if new == text else new.encode("utf-8")
 
         return files.Edit(rc, change)
@@ -277,7 +273,7 @@ def _updated_block(block: str, wanted: Dict[str, List[entries.Wanted]], target: 
         words[words.index("--command") + 1] = new
         ending = line[len(line.rstrip("\r\n")):]
         lines[k] = " ".join(quoting.sh_quote(w) for w in words) + ending
-    missing = [Crush.rc_line(event, w) + newline for event, ws in wanted.items() for w in ws if id(w) not in seen]
+    missing = [Crush.rc_line(event, w.entry) + newline for event, ws in wanted.items() for w in ws if id(w) not in seen]
     return "".join(lines[:-1] + missing + lines[-1:])
 
 
