@@ -35,9 +35,7 @@ import posixpath
 import re
 from typing import Dict, List, Mapping, Optional, Set
 
-from lichhook.adapters import BY_PROVIDER
 from lichhook.coldstart.quickjson import json_or_none
-from lichhook.descriptor import registrations
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools
 from lichhook.install.config import entries
@@ -81,7 +79,7 @@ def bundled(where: str, seen: Set[str]) -> str:
 def forwarded(kind: str) -> Dict[str, List[str]]:
     """event -> the command words after the archive, for every event the ``kind`` module
     forwards: its descriptor's registrations."""
-    return {r.event: list(r.words) for r in registrations(BY_PROVIDER[kind])}
+    return {r.event: list(r.words) for r in harness.descriptor_rows(kind)}
 
 
 def _baked(raw: bytes, name: str) -> object:
@@ -156,11 +154,9 @@ class JsModuleHarness(harness.Harness):
             python, archive = baked_paths(raw)
             ours = archive is not None and target.archive_of(archive) is not None
             events = baked_events(raw)
-            if events is None:  # an earlier release's module: the bare command, on the session start
-                command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
-            else:
-                command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "--serve"])
-                command += f", on {', '.join(events) or 'no event'}"
+            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+            if events is not None:  # None: an earlier release's module, the bare command on the session start
+                command += f" --serve, on {', '.join(events) or 'no event'}"
             found.append(harness.Registered(path, "module", command, python, archive, ours))
         return found
 
@@ -173,9 +169,6 @@ class Opencode(JsModuleHarness):
 
     def config_dir(self) -> str:
         return os.path.join(self.env.config_home(), "opencode")
-
-    def config_dirs(self) -> List[str]:
-        return [self.config_dir()]
 
     def module_path(self) -> str:
         return os.path.join(self.config_dir(), "plugin", "lich.js")
