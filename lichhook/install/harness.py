@@ -170,14 +170,19 @@ class EntryHarness(Harness):
         raise NotImplementedError
 
     def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
-        return wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
+        """event -> the entries lichhook writes under it, in the descriptor's order."""
+        out: Dict[str, List[entries.Wanted]] = {}
+        for r in descriptor_rows(self.name):
+            out.setdefault(r.event, []).append(self.handler(target, r, earlier_words(BY_PROVIDER[self.name], r)))
+        return out
 
     def group(self, event: str) -> Optional[dict]:
         """The other keys of lichhook's matcher group on ``event``; None for an event
         whose list is flat (it holds the handlers themselves)."""
         if entries.is_flat(self.flat, event):
             return None
-        matcher = matcher_of(self.name, event)
+        # one group holds all the registrations on ``event``: the first one's matcher is theirs
+        matcher = next((r.matcher for r in descriptor_rows(self.name) if r.event == event), None)
         return {} if matcher is None else {"matcher": matcher}
 
     # The JSON config of the hooks: its events under ``table``; ``flat``: the events whose
@@ -241,21 +246,6 @@ class EntryHarness(Harness):
 def descriptor_rows(name: str) -> List[Registration]:
     """The hook entries ``name``'s installer writes, from its descriptor (the one list)."""
     return registrations(BY_PROVIDER[name])
-
-
-def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], entries.Wanted]
-                    ) -> Dict[str, List[entries.Wanted]]:
-    """event -> the entries lichhook writes under it, in the descriptor's order:
-    ``make(registration, earlier words)`` renders each one."""
-    out: Dict[str, List[entries.Wanted]] = {}
-    for r in descriptor_rows(name):
-        out.setdefault(r.event, []).append(make(r, earlier_words(BY_PROVIDER[name], r)))
-    return out
-
-
-def matcher_of(name: str, event: str) -> Optional[str]:
-    """The matcher of ``name``'s registrations on ``event`` (one group holds them all)."""
-    return next((r.matcher for r in descriptor_rows(name) if r.event == event), None)
 
 
 # -- JSON configs -------------------------------------------------------------------------
