@@ -354,7 +354,7 @@ def registered_commands(target) -> dict:
         "claude": claude["claude"],
         "claude-code session-start": claude["claude-code session-start"],
         "claude-code stop": claude["claude-code stop"],
-        "codex": Codex(env).handler(target).entry["command"],
+        "codex": Codex(env).wanted(target)["SessionStart"][0].entry["command"],  # the start report
         # the bare start report; install registers these two naming their event, which
         # the event cases below time
         "antigravity": target.sh_line("antigravity"),

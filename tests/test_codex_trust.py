@@ -312,3 +312,17 @@ def test_uninstall_takes_out_the_trust_records_of_lichhooks_hooks_only(run, home
     assert list(records) == [user_key]  # the user's hook keeps its trust; lichhook's records are gone
     user_table = next(t for t in tables.split("\n\n") if user_key in t).strip("\n")
     assert text == user_toml + "\n[tui]\nscreen_reader_detection_done = true\n\n[hooks.state]\n\n" + user_table + "\n"
+
+
+def test_doctor_names_a_hook_of_lichhooks_whose_command_is_not_text(run, home):
+    """A handler the user rewrote with the archive in ``args`` and a list as its
+    ``command``: doctor says Codex cannot run it, instead of crashing on it."""
+    assert run("install", "codex").returncode == 0
+    path = home / ".codex" / "hooks.json"
+    doc = json.loads(path.read_text())
+    archive = next(w for w in doc["hooks"]["SessionStart"][0]["hooks"][0]["command"].split() if w.endswith(".pyz"))
+    doc["hooks"]["SessionStart"][0]["hooks"].append({"type": "command", "command": ["python3"], "args": [archive]})
+    path.write_text(json.dumps(doc))
+    doctor = run("doctor", "--verbose")
+    assert "Traceback" not in doctor.stderr.decode()
+    assert "trust: SessionStart hook '?': written in a way Codex cannot run" in doctor.stdout.decode()

@@ -782,6 +782,17 @@ def test_opencode_says_when_it_will_install_its_plugin_package_first(run, home):
     assert "problem: opencode" not in doctor.stdout.decode()  # a note, never a problem
 
 
+def test_opencode_counts_a_lock_nested_too_deep_to_read_as_listing_nothing(run, home):
+    """A package-lock.json nested deeper than Python's JSON reader goes (a broken or
+    hostile file) lists no package: install and doctor say so instead of crashing."""
+    folder = home / ".config" / "opencode"
+    (folder / "node_modules").mkdir(parents=True)
+    (folder / "package-lock.json").write_text("[" * 100000)
+    said = "that folder has no package-lock.json entry for @opencode-ai/plugin"
+    assert said in ok(run("install", "opencode")).stdout.decode()
+    assert said in run("doctor", "--verbose").stdout.decode()
+
+
 BEGIN_LINE = ("# >>> lichhook: session reporter (added by 'lichhook install crush'; "
               "'lichhook uninstall crush' removes it) >>>")
 

@@ -91,9 +91,13 @@ class Harness:
     def __init__(self, env: Env) -> None:
         self.env = env
 
+    def config_dir(self) -> str:
+        """The harness's own config folder (a harness with several overrides ``config_dirs``)."""
+        raise NotImplementedError
+
     def config_dirs(self) -> List[str]:
         """Folders whose existence means the harness is set up on this machine."""
-        return []
+        return [self.config_dir()]
 
     def detected(self) -> Optional[str]:
         """Why this harness counts as present (a folder or a program), or None."""
@@ -160,18 +164,25 @@ class EntryHarness(Harness):
     """A harness whose hooks are entries in its configs, one per registration of its
     descriptor: each installer renders a registration (``handler``) in its own shape."""
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None), which an
-        earlier release may have written with the words ``earlier``."""
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of the registration ``r``, which an earlier release may have written
+        with the words ``earlier``."""
         raise NotImplementedError
 
     def wanted(self, target: Target) -> Dict[str, List[entries.Wanted]]:
-        return wanted_by_event(self.name, lambda r, earlier: self.handler(target, r, earlier))
+        """event -> the entries lichhook writes under it, in the descriptor's order."""
+        out: Dict[str, List[entries.Wanted]] = {}
+        for r in descriptor_rows(self.name):
+            out.setdefault(r.event, []).append(self.handler(target, r, earlier_words(BY_PROVIDER[self.name], r)))
+        return out
 
     def group(self, event: str) -> Optional[dict]:
-        """The other keys of lichhook's matcher group on ``event``."""
-        matcher = matcher_of(self.name, event)
+        """The other keys of lichhook's matcher group on ``event``; None for an event
+        whose list is flat (it holds the handlers themselves)."""
+        if entries.is_flat(self.flat, event):
+            return None
+        # one group holds all the registrations on ``event``: the first one's matcher is theirs
+        matcher = next((r.matcher for r in descriptor_rows(self.name) if r.event == event), None)
         return {} if matcher is None else {"matcher": matcher}
 
     # The JSON config of the hooks: its events under ``table``; ``flat``: the events whose
@@ -235,27 +246,6 @@ class EntryHarness(Harness):
 def descriptor_rows(name: str) -> List[Registration]:
     """The hook entries ``name``'s installer writes, from its descriptor (the one list)."""
     return registrations(BY_PROVIDER[name])
-
-
-def wanted_by_event(name: str, make: Callable[[Registration, Sequence[tuple]], entries.Wanted]
-                    ) -> Dict[str, List[entries.Wanted]]:
-    """event -> the entries lichhook writes under it, in the descriptor's order:
-    ``make(registration, earlier words)`` renders each one."""
-    out: Dict[str, List[entries.Wanted]] = {}
-    for r in descriptor_rows(name):
-        out.setdefault(r.event, []).append(make(r, earlier_words(BY_PROVIDER[name], r)))
-    return out
-
-
-def matcher_of(name: str, event: str) -> Optional[str]:
-    """The matcher of ``name``'s registrations on ``event`` (one group holds them all)."""
-    return next((r.matcher for r in descriptor_rows(name) if r.event == event), None)
-
-
-def start_registration(name: str) -> Registration:
-    """The registration that reports the session start: the first one on the start event."""
-    start = BY_PROVIDER[name].start_event
-    return next(r for r in descriptor_rows(name) if r.event == start)
 
 
 # -- JSON configs -------------------------------------------------------------------------
@@ -412,11 +402,6 @@ def read_words(words: Optional[list]) -> tuple:
     i = options_end(words, 1)
     archive = words[i] if i < len(words) and isinstance(words[i], str) else None
     return words[0], archive, foreign_options(words, 1)
-
-
-def split_command(handler: dict, windows: bool) -> tuple:
-    """(python, archive) named by a handler, or (None, None) when unreadable."""
-    return read_words(command_words(handler, windows))[:2]
 
 
 def split_line(text: str) -> tuple:

@@ -247,7 +247,7 @@ def command_strings(handler: Mapping[str, Any]) -> str:
 
 
 def handler_dict(node: Node) -> dict:
-    """The string fields of a handler, as ``harness.split_command`` reads them."""
+    """The string fields of a handler, as ``harness.command_words`` reads them."""
     out: dict = {}
     for key in COMMAND_KEYS:
         value = node.get(key)

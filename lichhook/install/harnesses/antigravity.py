@@ -23,7 +23,7 @@ from typing import List, Optional, Sequence
 from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness
-from lichhook.install.plugin import lichplugin, lichtools, skills
+from lichhook.install.plugin import layout, lichplugin, lichtools, skills
 from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.disk.files import Edit
@@ -60,25 +60,15 @@ class Antigravity(harness.EntryHarness):
 
     def manifest(self) -> bytes:
         data = {"name": "lichhook", "description": f"Reports each Antigravity conversation to lich {SIGNATURE}"}
-        return (json.dumps(data, indent=2) + "\n").encode("utf-8")
+        return layout.json_bytes(data)
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None). Its
-        timeout is an integer: one float timeout makes Antigravity drop the whole file."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
+        """The entry of ``r``. Its timeout is an integer: one float timeout makes
+        Antigravity drop the whole file."""
         entry: dict = {"type": "command", "command": target.sh_line(*r.words)}
         if r.timeout is not None:
             entry["timeout"] = int(r.timeout)
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
-
-    def group(self, event: str) -> Optional[dict]:
-        """The other keys of lichhook's matcher group on ``event``; None for an event
-        whose list is flat."""
-        if event in FLAT_EVENTS:
-            return None
-        matcher = harness.matcher_of(self.name, event)
-        return {} if matcher is None else {"matcher": matcher}
 
     def hooks(self, target: Target) -> bytes:
         events: dict = {}
@@ -91,7 +81,7 @@ class Antigravity(harness.EntryHarness):
             return text.encode("utf-8")
         except UnicodeEncodeError:
             raise ConfigError(
-                f"cannot write {os.path.join(self.plugin_dir(), 'hooks.json')}: the path {target.archive!r} it "
+                f"cannot write {self.hooks_path()}: the path {target.archive!r} it "
                 "would name holds an undecodable byte (not UTF-8), which no JSON file can hold; install from a "
                 "home folder whose path is UTF-8 (or set XDG_DATA_HOME to one). It was left untouched.") from None
 
@@ -152,7 +142,7 @@ class Antigravity(harness.EntryHarness):
         data = {"name": lichtools.NAME, "version": harness_claim(self),
                 "description": f"lich's marker: lich reads its plugin installed here, with lich's tools "
                                f"(the hooks are lichhook's own plugin).{added} {SIGNATURE}"}
-        return (json.dumps(data, indent=2) + "\n").encode("utf-8")
+        return layout.json_bytes(data)
 
     def owns_lich_server(self) -> bool:
         raw = files.read(self.marker_manifest())

@@ -19,11 +19,11 @@ any shell (Claude Code 2.1.139 and later).
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from lichhook.descriptor import Registration
 from lichhook.install import harness
-from lichhook.install.plugin import modload, route
+from lichhook.install.plugin import layout, modload, route
 from lichhook.install.config import entries
 from lichhook.install.copies.target import Target
 
@@ -37,22 +37,15 @@ class Claude(route.PluginRouted):
     def config_dir(self) -> str:
         return self.env.get("CLAUDE_CONFIG_DIR") or os.path.join(self.env.home(), ".claude")
 
-    def config_dirs(self) -> List[str]:
-        return [self.config_dir()]
-
     def hooks_path(self) -> str:
         return os.path.join(self.config_dir(), "settings.json")
 
     def server_path(self) -> str:
-        explicit = self.env.get("CLAUDE_CONFIG_DIR")
-        return os.path.join(explicit, ".claude.json") if explicit else os.path.join(self.env.home(), ".claude.json")
+        return os.path.join(self.env.get("CLAUDE_CONFIG_DIR") or self.env.home(), ".claude.json")
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None)."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
         sub = r.words
-        timeout = {} if r.timeout is None else {"timeout": r.timeout}
+        timeout = layout.timeout_of(r)
         if target.windows:
             python, *args = target.argv(*sub)
             entry = {"type": "command", "command": python, "args": args, **timeout}

@@ -21,7 +21,7 @@ from lichhook.coldstart.quickjson import json_or_none
 from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
 from lichhook.install.harnesses import codextrust
-from lichhook.install.plugin import route
+from lichhook.install.plugin import layout, route
 from lichhook.install.config import entries, textblock, tomlconfig
 from lichhook.install.disk import files
 from lichhook.install.copies.target import Target
@@ -40,17 +40,14 @@ class Codex(route.PluginRouted):
         super().__init__(env)
         self._notes: list = []
 
-    def home_dir(self) -> str:
+    def config_dir(self) -> str:
         return self.env.get("CODEX_HOME") or os.path.join(self.env.home(), ".codex")
 
-    def config_dirs(self) -> List[str]:
-        return [self.home_dir()]
-
     def hooks_path(self) -> str:
-        return os.path.join(self.home_dir(), "hooks.json")
+        return os.path.join(self.config_dir(), "hooks.json")
 
     def toml_path(self) -> str:
-        return os.path.join(self.home_dir(), "config.toml")
+        return os.path.join(self.config_dir(), "config.toml")
 
     def config_values(self) -> dict:
         """config.toml as values ({} when absent). Raises ConfigError when unreadable."""
@@ -61,10 +58,7 @@ class Codex(route.PluginRouted):
         value = tomlconfig.read_value(textblock.decode(raw, path)[1], path)  # values only: the fast reader
         return value if isinstance(value, dict) else {}
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None)."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
         sub = r.words
         entry: dict = {"type": "command", "command": target.sh_line(*sub)}
         fields: Dict[str, entries.Field] = {"command": entries.Line("sh")}
@@ -74,8 +68,7 @@ class Codex(route.PluginRouted):
             fields["commandWindows"] = entries.Line("windows")
             if warning and f"Codex on Windows: {warning}." not in self._notes:
                 self._notes.append(f"Codex on Windows: {warning}.")
-        if r.timeout is not None:
-            entry["timeout"] = r.timeout
+        entry.update(layout.timeout_of(r))
         return entries.Wanted(sub, entry, fields, earlier)
 
     def config_install(self, target: Target) -> List[files.Edit]:
@@ -146,7 +139,7 @@ class Codex(route.PluginRouted):
             return []
         records = codextrust.records(self.config_values())
         # Codex names hooks.json by its folder's real path.
-        source = os.path.join(os.path.realpath(self.home_dir()), "hooks.json")
+        source = os.path.join(os.path.realpath(self.config_dir()), "hooks.json")
         found = []
         for event in (name for name in hooks if name in codextrust.LABELS):
             groups = hooks.get(event)
@@ -198,7 +191,8 @@ class Codex(route.PluginRouted):
 
 def _subcommand(handler: dict, target: Target) -> str:
     """lichhook's words after the archive in a handler's command, for naming it."""
-    words = quoting.split_words(handler.get("command") or "") or []
+    command = handler.get("command")
+    words = (quoting.split_words(command) if isinstance(command, str) else None) or []
     for i, word in enumerate(words):
         if target.archive_of(word):
             return " ".join(words[i + 1:]) or "?"

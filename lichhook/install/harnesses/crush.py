@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence
 
 from lichhook.descriptor import Registration
 from lichhook.install import harness, quoting
-from lichhook.install.plugin import lichplugin, lichtools
+from lichhook.install.plugin import layout, lichplugin, lichtools
 from lichhook.install.config import entries, textblock
 from lichhook.install.disk import files
 from lichhook.install.plugin.claim import harness_claim
@@ -49,17 +49,11 @@ class Crush(harness.EntryHarness):
     def config_dir(self) -> str:
         return self.env.get("CRUSH_GLOBAL_CONFIG") or os.path.join(self.env.config_home(), "crush")
 
-    def config_dirs(self) -> List[str]:
-        return [self.config_dir()]
-
     def hooks_path(self) -> str:
         return os.path.join(self.config_dir(), "crush.json")
 
     def server_path(self) -> str:
         return self.hooks_path()
-
-    def group(self, event: str) -> Optional[dict]:
-        return None
 
     def rc_path(self) -> str:
         return os.path.join(self.config_dir(), "crushrc")
@@ -67,33 +61,28 @@ class Crush(harness.EntryHarness):
     def uses_crushrc(self) -> bool:
         return os.path.isfile(self.rc_path())
 
-    def handler(self, target: Target, registration: Optional[Registration] = None,
-                earlier: Sequence[tuple] = ()) -> entries.Wanted:
-        """The entry of ``registration`` (the session-start report when None)."""
-        r = registration or harness.start_registration(self.name)
+    def handler(self, target: Target, r: Registration, earlier: Sequence[tuple] = ()) -> entries.Wanted:
         entry: dict = {"name": NAME}
         if r.matcher is not None:
             entry["matcher"] = r.matcher
         entry["command"] = target.sh_line(*r.words)
-        if r.timeout is not None:
-            entry["timeout"] = r.timeout
+        entry.update(layout.timeout_of(r))
         return entries.Wanted(r.words, entry, {"command": entries.Line("sh")}, earlier)
 
     @staticmethod
-    def rc_line(event: str, wanted: entries.Wanted, command: Optional[str] = None) -> str:
-        """The crushrc line registering ``wanted`` on ``event`` (with ``command`` in
-        place of the one it renders, when given)."""
-        entry = wanted.entry
+    def rc_line(event: str, entry: dict) -> str:
+        """The crushrc line registering the hook ``entry`` (as ``handler`` renders one) on
+        ``event``: the release's lines too."""
         words = ["hook", "add", event, "--name", NAME]
         if "matcher" in entry:
             words += ["--matcher", quoting.sh_quote(entry["matcher"])]
-        words += ["--command", quoting.sh_quote(entry["command"] if command is None else command)]
+        words += ["--command", quoting.sh_quote(entry["command"])]
         if "timeout" in entry:
             words += ["--timeout", str(entry["timeout"])]
         return " ".join(words)
 
     def rc_block(self, target: Target, newline: str = "\n") -> str:
-        lines = [self.rc_line(event, w) for event, wanted in self.wanted(target).items() for w in wanted]
+        lines = [self.rc_line(event, w.entry) for event, wanted in self.wanted(target).items() for w in wanted]
         return newline.join([BEGIN, *lines, END]) + newline
 
     def install(self, target: Target) -> List[files.Edit]:
@@ -146,11 +135,11 @@ class Crush(harness.EntryHarness):
             span = textblock.find(text, begin, lichplugin.CRUSH_CLOSE, _is_lich_line) if begin else None
             if lich is None:
                 new = textblock.remove(text, begin, lichplugin.CRUSH_CLOSE, _is_lich_line) if begin else text
-            elif span:
-                new = text[:span[0]] + lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text)) + text[span[1]:]
             else:
                 block = lichtools.crush_block(lich, harness_claim(self), textblock.newline_of(text))
-                new = textblock.put(text, block, lichtools.crush_open(harness_claim(self)), lichplugin.CRUSH_CLOSE, _is_lich_line)
+                new = (text[:span[0]] + block + text[span[1]:] if span else
+                       textblock.put(text, block, lichtools.crush_open(harness_claim(self)), lichplugin.CRUSH_CLOSE,
+                                     _is_lich_line))
             return raw if new == text else new.encode("utf-8")
 
         return files.Edit(rc, change)
@@ -284,7 +273,7 @@ def _updated_block(block: str, wanted: Dict[str, List[entries.Wanted]], target: 
         words[words.index("--command") + 1] = new
         ending = line[len(line.rstrip("\r\n")):]
         lines[k] = " ".join(quoting.sh_quote(w) for w in words) + ending
-    missing = [Crush.rc_line(event, w) + newline for event, ws in wanted.items() for w in ws if id(w) not in seen]
+    missing = [Crush.rc_line(event, w.entry) + newline for event, ws in wanted.items() for w in ws if id(w) not in seen]
     return "".join(lines[:-1] + missing + lines[-1:])
 
 

@@ -35,8 +35,7 @@ import posixpath
 import re
 from typing import Dict, List, Mapping, Optional, Set
 
-from lichhook.adapters import BY_PROVIDER
-from lichhook.descriptor import registrations
+from lichhook.coldstart.quickjson import json_or_none
 from lichhook.install import harness
 from lichhook.install.plugin import lichplugin, lichtools
 from lichhook.install.config import entries
@@ -80,7 +79,7 @@ def bundled(where: str, seen: Set[str]) -> str:
 def forwarded(kind: str) -> Dict[str, List[str]]:
     """event -> the command words after the archive, for every event the ``kind`` module
     forwards: its descriptor's registrations."""
-    return {r.event: list(r.words) for r in registrations(BY_PROVIDER[kind])}
+    return {r.event: list(r.words) for r in harness.descriptor_rows(kind)}
 
 
 def _baked(raw: bytes, name: str) -> object:
@@ -155,11 +154,9 @@ class JsModuleHarness(harness.Harness):
             python, archive = baked_paths(raw)
             ours = archive is not None and target.archive_of(archive) is not None
             events = baked_events(raw)
-            if events is None:  # an earlier release's module: the bare command, on the session start
-                command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
-            else:
-                command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind, "--serve"])
-                command += f", on {', '.join(events) or 'no event'}"
+            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+            if events is not None:  # None: an earlier release's module, the bare command on the session start
+                command += f" --serve, on {', '.join(events) or 'no event'}"
             found.append(harness.Registered(path, "module", command, python, archive, ours))
         return found
 
@@ -172,9 +169,6 @@ class Opencode(JsModuleHarness):
 
     def config_dir(self) -> str:
         return os.path.join(self.env.config_home(), "opencode")
-
-    def config_dirs(self) -> List[str]:
-        return [self.config_dir()]
 
     def module_path(self) -> str:
         return os.path.join(self.config_dir(), "plugin", "lich.js")
@@ -357,12 +351,14 @@ def _names(manifest: object) -> set:
     return {name for kind in _DEPENDENCY_KINDS if isinstance(manifest.get(kind), dict) for name in manifest[kind]}
 
 
-def _json_or_empty(path: str) -> object:
+def _json_or_none(path: str) -> object:
+    """The JSON in ``path``; None when it is absent, unreadable or not JSON (nested too
+    deep too): then it lists no package."""
     try:
         raw = files.read(path)
-        return json.loads(raw.decode("utf-8")) if raw is not None else {}
-    except (ConfigError, ValueError):
-        return {}
+    except ConfigError:
+        return None
+    return json_or_none(raw) if raw is not None else None
 
 
 def opencode_install_pending(folder: str) -> Optional[str]:
@@ -372,10 +368,10 @@ def opencode_install_pending(folder: str) -> Optional[str]:
         return None
     if not os.path.isdir(os.path.join(folder, "node_modules")):
         return "has no node_modules"
-    lock = _json_or_empty(os.path.join(folder, "package-lock.json"))
+    lock = _json_or_none(os.path.join(folder, "package-lock.json"))
     packages = lock.get("packages") if isinstance(lock, dict) else None
     root = packages.get("") if isinstance(packages, dict) else None
-    wanted = _names(_json_or_empty(os.path.join(folder, "package.json"))) | {OPENCODE_PLUGIN_PACKAGE}
+    wanted = _names(_json_or_none(os.path.join(folder, "package.json"))) | {OPENCODE_PLUGIN_PACKAGE}
     missing = sorted(wanted - _names(root))
     if not missing:
         return None

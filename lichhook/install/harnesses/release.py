@@ -13,6 +13,7 @@ from typing import Dict
 from lichhook.contracts import release as releases
 from lichhook.descriptor import Registration
 from lichhook.install.harnesses.antigravity import FLAT_EVENTS, TABLE
+from lichhook.install.harnesses.crush import Crush
 from lichhook.install.harnesses.modules import module_source
 from lichhook.install.plugin import layout, skills
 from lichhook.install.harness import descriptor_rows
@@ -132,8 +133,7 @@ def _crushrc() -> bytes:
              "# (`crush dirs` names its folder), with the release folder's path for RELEASE."]
     for r in descriptor_rows("crush"):
         command = "sh RELEASE/hooks/report-state.sh " + " ".join(r.words)
-        lines.append(f"hook add {r.event} --name lichhook --command '{command}'"
-                     + (f" --timeout {r.timeout}" if r.timeout else ""))
+        lines.append(Crush.rc_line(r.event, {"command": command, **layout.timeout_of(r)}))
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 

@@ -98,7 +98,7 @@ def foreign(h: Harness) -> List[Sighting]:
 
 
 def claude_records(h: Harness) -> str:
-    return os.path.join(h.config_dir(), "plugins", "installed_plugins.json")  # type: ignore[attr-defined]
+    return os.path.join(h.config_dir(), "plugins", "installed_plugins.json")
 
 
 def claude_entry(h: Harness) -> Optional[dict]:
@@ -115,7 +115,7 @@ def claude_entry(h: Harness) -> Optional[dict]:
 def claude_marketplace_source(h: Harness) -> Optional[str]:
     """Where Claude Code's ``lich-plugin`` marketplace comes from (a folder or a
     repository), or None when none is known."""
-    path = os.path.join(h.config_dir(), "plugins", "known_marketplaces.json")  # type: ignore[attr-defined]
+    path = os.path.join(h.config_dir(), "plugins", "known_marketplaces.json")
     source = _at(_read_json(path, "Claude Code's record of marketplaces"), MARKETPLACE, "source")
     for key in ("path", "repo", "url"):
         if _text(source, key) is not None:
@@ -168,7 +168,7 @@ def codex_listing(h: Harness) -> Optional[dict]:
 
 
 def codex_plugin_root(h: Harness, version: str) -> str:
-    return os.path.join(h.home_dir(), "plugins", "cache", MARKETPLACE, PLUGIN, version)  # type: ignore[attr-defined]
+    return os.path.join(h.config_dir(), "plugins", "cache", MARKETPLACE, PLUGIN, version)
 
 
 def _codex(h: Harness) -> List[Sighting]:

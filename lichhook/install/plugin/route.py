@@ -85,7 +85,7 @@ def check_can_install(h: Harness, replacing: bool) -> None:
     plugin: the marketplace name held by another source, a cache folder not writable."""
     mine = marketplace_dir(h.name)
     source = _marketplace_source(h)
-    cache = os.path.join(h.config_dirs()[0], "plugins")  # Claude Code's config folder, CODEX_HOME
+    cache = os.path.join(h.config_dir(), "plugins")  # Claude Code's config folder, CODEX_HOME
     if source is not None and not _same(source, mine) and not replacing:
         raise ConfigError(
             f"{h.title} already has a marketplace named {lichplugin.MARKETPLACE}, from {source}; lichhook's plugin "
