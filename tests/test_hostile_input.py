@@ -429,6 +429,21 @@ def test_crush_environment_id_is_gated_too(run, fault_server):
     assert server.requests == []
 
 
+def test_a_patch_naming_45_000_files_ends_the_hook_in_time(run, standin):
+    # Each file of an apply_patch is named once on the card: found in one pass, not by
+    # comparing each name with every earlier one (half a minute for this patch, far past
+    # Codex's own timeout).
+    patch = "*** Begin Patch\n" + "".join(f"*** Add File: {i}\n" for i in range(45_000))
+    payload = {"session_id": "codex-big-patch", "cwd": "/p", "tool_name": "apply_patch",
+               "tool_input": {"command": patch + "*** Update File: 0\n*** End Patch\n"}}
+    assert len(json.dumps(payload)) < 1 << 20  # within what the hook reads
+    assert_quiet(run("codex", "PreToolUse", stdin=json.dumps(payload), env=lich_env(standin), timeout=HANG_GUARD))
+    (report,) = standin.wait_for(1, timeout=5)
+    assert report.status == 204
+    assert report.accepted["tool"] == "apply_patch"
+    assert report.accepted["detail"].startswith("0, 1, 2, 3, ")
+
+
 @pytest.mark.parametrize("port_text", [" {port} ", "{port} ", "+{port}", "0{port}0", "{port}.0", "0x{hexport}",
                                        "{fullwidth}", "{arabic}", "{port}\n", "-{port}"])
 def test_lich_port_that_only_looks_like_the_real_port_sends_nothing(run, fault_server, port_text):
