@@ -76,15 +76,8 @@ class Descriptor:
     def spec(self, event: "Optional[str]") -> "Optional[Tuple[str, ...]]":
         """The reports ``event`` can give (None: the bare command's start event), or None
         for an event the harness does not send."""
-        if event is None:
-            event = self.start_event
-        found = self.events.get(event)
-        if found is not None:
-            return found
-        for key, reports in self.events.items():
-            if key[:1] == "*" and len(event) >= len(key) and event.endswith(key[1:]):
-                return reports
-        return None
+        name = self.name_of(self.start_event if event is None else event)
+        return self.events[name] if name else None
 
     def name_of(self, event: str) -> "Optional[str]":
         """The key ``event`` falls under: itself, a ``*suffix`` key, or None."""

@@ -131,6 +131,12 @@ def relative(path: str, cwd: "Optional[str]") -> str:
     return path
 
 
+def busy_with(tool: "Optional[str]", args: object, cwd: "Optional[str]", sid: "Optional[str]") -> "List[Report]":
+    """``busy`` with ``tool`` about to run, and what its ``args`` act on (``detail``):
+    every harness's report of a tool call."""
+    return [Report.state("busy", tool=tool, detail=detail(args, cwd), provider_session_id=sid)]
+
+
 def reason(message: object, tool: "Optional[str]", what: str) -> str:
     """Why a session waits: the harness's own sentence when it has one, else the tool it
     asks about and what that tool would act on."""
@@ -164,14 +170,13 @@ class CommandHook(BuiltinAdapter):
 
     def reports(self, event: "Event") -> "List[Report]":
         p, name = event.payload, event.name
-        sid = string_at(p, "session_id")
+        sid = self.session_id(p, event.environ)
         if name == "SessionStart":
             return [Report.start(sid)]
         if name == "UserPromptSubmit":
             return [Report.state("busy", provider_session_id=sid)]
         if name == "PreToolUse":
-            what = detail(mapping_at(p, "tool_input"), string_at(p, "cwd"))
-            return [Report.state("busy", tool=string_at(p, "tool_name"), detail=what, provider_session_id=sid)]
+            return busy_with(string_at(p, "tool_name"), mapping_at(p, "tool_input"), string_at(p, "cwd"), sid)
         if name == "PostToolUse":
             out = [Report.state("busy", provider_session_id=sid)]
             if self.writes_files(string_at(p, "tool_name")):

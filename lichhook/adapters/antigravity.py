@@ -14,7 +14,7 @@ conversation's first ``USER_INPUT``, its ``<USER_REQUEST>`` tags removed.
 import os
 
 from lichhook.adapter import Report
-from ._fields import BuiltinAdapter, detail, mapping_at, string_at, titled
+from ._fields import BuiltinAdapter, busy_with, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class Antigravity(BuiltinAdapter):
 
     def reports(self, event: "Event") -> "List[Report]":
         p, name = event.payload, event.name
-        sid = string_at(p, "conversationId")
+        sid = self.session_id(p, event.environ)
         if name == "PreInvocation":
             out = [Report.start(sid), Report.state("busy", provider_session_id=sid)]
             if event.last_title is None:  # it runs before every model call: look once
@@ -50,8 +50,7 @@ class Antigravity(BuiltinAdapter):
             return out
         tool = string_at(p, "toolCall", "name")
         if name == "PreToolUse":
-            what = detail(mapping_at(p, "toolCall", "args"), workspace(p))
-            return [Report.state("busy", tool=tool, detail=what, provider_session_id=sid)]
+            return busy_with(tool, mapping_at(p, "toolCall", "args"), workspace(p), sid)
         if name == "PostToolUse":
             return [Report.touched(sid)] if self.writes_files(tool) else []
         if name == "Stop":

@@ -25,7 +25,7 @@ Every other session is reported: a fork's ``parentSession`` is the parent's id, 
 import os
 
 from lichhook.adapter import Report
-from ._fields import BuiltinAdapter, detail, mapping_at, string_at, titled
+from ._fields import BuiltinAdapter, busy_with, mapping_at, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,10 +78,10 @@ class Omp(BuiltinAdapter):
         if name == "turn_start":
             return [Report.state("busy", provider_session_id=sid)] + titled(title, sid)
         if name == "tool_call":
-            if not string_at(p, "toolName"):  # a malformed call: nothing for the card to show
+            tool = string_at(p, "toolName")
+            if not tool:  # a malformed call: nothing for the card to show
                 return []
-            what = detail(mapping_at(p, "input"), string_at(p, "cwd"))
-            return [Report.state("busy", tool=string_at(p, "toolName"), detail=what, provider_session_id=sid)]
+            return busy_with(tool, mapping_at(p, "input"), string_at(p, "cwd"), sid)
         if name == "tool_result":
             return [Report.touched(sid)] if self.writes_files(string_at(p, "toolName")) else []
         if name == "session_stop":

@@ -15,7 +15,7 @@ it on ``session.created``) reports the session start alone, as it always did.
 """
 
 from lichhook.adapter import Report
-from ._fields import BuiltinAdapter, detail, mapping_at, reason, string_at
+from ._fields import BuiltinAdapter, busy_with, detail, mapping_at, reason, string_at, titled
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class Opencode(BuiltinAdapter):
                 return []
             title = string_at(p, "properties", "info", "title")
             if name == "session.updated":
-                return [Report.title(title, sid)] if title else []
+                return titled(title, sid)
             return [Report.start(sid)] + ([Report.title(title, sid, placeholder=True)] if title else [])
         if name == "session.status":
             status = string_at(p, "properties", "status", "type")
@@ -67,8 +67,8 @@ class Opencode(BuiltinAdapter):
                 return [Report.state("done", provider_session_id=sid)]
             return []
         if name == "tool.execute.before":
-            what = detail(mapping_at(p, "output", "args"), string_at(p, "directory"))
-            return [Report.state("busy", tool=string_at(p, "input", "tool"), detail=what, provider_session_id=sid)]
+            tool = string_at(p, "input", "tool")
+            return busy_with(tool, mapping_at(p, "output", "args"), string_at(p, "directory"), sid)
         if name == "tool.execute.after":
             return [Report.state("busy", provider_session_id=sid)]
         if name.endswith(".asked"):
@@ -81,7 +81,7 @@ class Opencode(BuiltinAdapter):
         info = {"id": SID, "slug": "calm-river", "directory": folder, "title": "New session - 2026-11-30T23:22:52.479Z",
                 "time": {"created": 1796080972479, "updated": 1796080972479}}
         created = {"sessionID": SID, "info": info}
-        titled = {"sessionID": SID, "info": dict(info, title="Write hi into f.txt")}
+        renamed = {"sessionID": SID, "info": dict(info, title="Write hi into f.txt")}
         bash = {"tool": "bash", "sessionID": SID, "callID": "call_1"}
         target = folder.rstrip("/\\") + "/g.txt"
 
@@ -92,7 +92,7 @@ class Opencode(BuiltinAdapter):
             event("session.created", properties=created),
             event("session.status", properties={"sessionID": SID, "status": {"type": "busy"}}),
             event("session.updated", properties=created),
-            event("session.updated", properties=titled),
+            event("session.updated", properties=renamed),
             event("tool.execute.before", input=bash, output={"args": {"command": "echo hi > f.txt"}}),
             event("permission.asked", properties={"id": "per_1", "sessionID": SID, "permission": "bash",
                                                   "patterns": ["echo hi > f.txt"],
