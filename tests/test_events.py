@@ -298,6 +298,17 @@ def test_crush_takes_its_id_from_the_environment(run, standin, tmp_path):
     assert [said(r) for r in standin.wait_for(2, timeout=5)] == [start(CRUSH), TOUCHED]
 
 
+def test_claude_code_powershell_tool_changes_files_as_bash_does(run, standin, tmp_path):
+    # On Windows without Git for Windows, Claude Code runs commands through its PowerShell
+    # tool and registers no Bash tool (its setup.md and hooks.md): the same commands.
+    event, payload = fixture("claude", "PostToolUse-Bash")
+    payload = dict(payload, tool_name="PowerShell", tool_input={"command": "Set-Content f.txt hi"})
+    card = Card(run, standin, tmp_path)
+    done = run("claude", event, stdin=json.dumps(prepared("claude", payload, tmp_path)), env=card.env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert [said(r) for r in standin.reports] == [busy(), TOUCHED, title("Write hi into f.txt")]
+
+
 # --- one deadline for every report of an event ------------------------------------------
 
 def test_reports_of_one_event_share_one_deadline(run, fault_server, tmp_path):

@@ -126,7 +126,7 @@ DESCRIPTORS = (
             "SessionEnd": ("idle",),
         },
         verdicts={},
-        writers=("Edit", "Write", "NotebookEdit", "Bash"),
+        writers=("Edit", "Write", "NotebookEdit", "Bash", "PowerShell"),  # PowerShell: Windows without Git Bash
         timeout=10,
         matchers={"SessionStart": _CLAUDE_START},
         extra=(("SessionStart", ("claude-code", "session-start")), ("Stop", ("claude-code", "stop"))),
