@@ -200,7 +200,8 @@ def _what(h: Mapping[str, object]) -> str:
     else:
         seen = ""
     if h["lich_reads"]:
-        seen += ("; " if seen else "") + f"lich reads {h['lich_reads'][0]}"  # type: ignore[index]
+        first: object = h["lich_reads"][0]  # type: ignore[index]
+        seen += ("; " if seen else "") + f"lich reads {first}"
     runs = [r["run"] for r in regs if r["run"] is not None]
     if not runs:
         return seen
