@@ -84,7 +84,7 @@ def test_every_case_runs_what_install_registers(bench_run):
         for name in REQUIRED[2:]:
             argv = rows[name]["argv"]
             assert argv[:3] == [interp["python"], "-I", "-S"], (name, argv)
-            # as registered: hooks through the launcher, the JS modules' own starts without
+            # as registered: through the launcher (the JS modules' starts too)
             hooks = argv[5] if argv[3] == "-c" and is_launcher(argv[4]) else argv[3]
             assert hooks.endswith("/hooks.pyz") and hooks.split("/")[-2].startswith("py3."), argv
         # the baselines start the same way

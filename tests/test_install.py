@@ -14,6 +14,7 @@ import pytest
 
 from lichhook.adapters import BY_PROVIDER
 from lichhook.descriptor import registrations
+from lichhook.install.copies.target import launcher
 from testkit.archive import absolute, hook_line, hook_options, installed_copy, installed_hooks, same_copy
 from testkit.constants import ROOT
 from testkit.environment import lich_env
@@ -459,7 +460,9 @@ def test_js_modules_installed_with_baked_paths(run, home, tmp_path):
         text = module.read_text()
         assert f"const PYTHON = {json.dumps(PY)};" in text
         assert f"const ARCHIVE = {json.dumps(str(installed_hooks(home)))};" in text
-        assert 'const FLAGS = ["-I", "-S"];' in text and "spawn(PYTHON, [...FLAGS, ARCHIVE, " in text
+        # the options of every hook registration: the launcher spares the start runpy's imports
+        assert f"const FLAGS = {json.dumps(['-I', '-S', '-c', launcher()])};" in text
+        assert "spawn(PYTHON, [...FLAGS, ARCHIVE, " in text
     assert load(agent / "mcp.json") == {"mcpServers": {"lichhook": {"command": PY, "args": mcp_args(home)}}}
     ok(run("uninstall", "opencode", "omp", env=env))
     assert not (home / ".config" / "opencode" / "plugin" / "lich.js").exists()

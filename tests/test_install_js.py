@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from typing import List, Optional
 
 import pytest
 
+from lichhook.install.copies.target import launcher
 from testkit.environment import lich_env
 
 NODE = shutil.which("node")
@@ -563,7 +565,8 @@ def test_install_replaces_an_earlier_module_and_doctor_calls_it_out_of_date(run,
         assert "const EVENTS = {" in text and json.dumps(str(hooks)) in text
     doctor = run("doctor", "--verbose", env=env).stdout.decode()
     assert "problem: opencode" not in doctor and "problem: omp" not in doctor, doctor
-    assert (f"command: {sys.executable} -I -S {hooks} opencode --serve, on session.created, session.status, "
+    started = shlex.join([sys.executable, "-I", "-S", "-c", launcher(), str(hooks), "opencode"])
+    assert (f"command: {started} --serve, on session.created, session.status, "
             "tool.execute.before, tool.execute.after, *.asked, session.updated, file.edited\n") in doctor
 
     result = run("uninstall", "opencode", "omp", env=env)

@@ -36,12 +36,12 @@ import re
 from typing import Dict, List, Mapping, Optional, Set
 
 from lichhook.coldstart.quickjson import json_or_none
-from lichhook.install import harness
+from lichhook.install import harness, quoting
 from lichhook.install.plugin import lichplugin, lichtools
 from lichhook.install.config import entries
 from lichhook.install.disk import files
 from lichhook.install.plugin.claim import harness_claim
-from lichhook.install.copies.target import INTERPRETER_FLAGS, Target
+from lichhook.install.copies.target import Target
 from lichhook.install.errors import ConfigError
 
 MARKER = b"Added by `lichhook install"
@@ -54,7 +54,8 @@ OWNS_SERVER = "// lichhook added mcpServers.lich to mcp.json beside this folder"
 def module_source(kind: str, target: Target) -> bytes:
     """The module for ``kind`` ("opencode" or "omp") pointing at ``target``."""
     text = bundled(MODULES[kind], set())
-    values = {"PYTHON": target.python, "ARCHIVE": target.archive, "FLAGS": list(INTERPRETER_FLAGS), "EVENTS": forwarded(kind)}
+    # FLAGS: the options every hook registration has (the launcher, which spares runpy's imports)
+    values = {"PYTHON": target.python, "ARCHIVE": target.archive, "FLAGS": target.options(kind), "EVENTS": forwarded(kind)}
     for name, value in values.items():  # ensure_ascii: every non-ASCII character (and U+2028/9) becomes a \u escape
         text = text.replace(f'"@{name}@"', json.dumps(value, ensure_ascii=True), 1)
     return text.encode("utf-8")
@@ -154,7 +155,7 @@ class JsModuleHarness(harness.Harness):
             python, archive = baked_paths(raw)
             ours = archive is not None and target.archive_of(archive) is not None
             events = baked_events(raw)
-            command = " ".join(str(w) for w in [python, *baked_flags(raw), archive, self.kind])
+            command = quoting.sh_join([str(w) for w in [python, *baked_flags(raw), archive, self.kind]])
             if events is not None:  # None: an earlier release's module, the bare command on the session start
                 command += f" --serve, on {', '.join(events) or 'no event'}"
             found.append(harness.Registered(path, "module", command, python, archive, ours))
