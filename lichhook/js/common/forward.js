@@ -5,7 +5,8 @@ import { lichTarget } from "./lich.js";
 import { clipped } from "./text.js";
 
 // Written by install: the interpreter, the archive, the interpreter's options (-I keeps the
-// project's PYTHONPATH and folder out, -S skips site) and, for each event to forward, the
+// project's PYTHONPATH and folder out, -S skips site, -c runs the archive through the launcher
+// every hook registration has, sparing runpy's imports) and, for each event to forward, the
 // command words after the archive (from the harness's descriptor in lichhook): the
 // provider and the event; a `*suffix` key stands for every event ending so.
 const PYTHON = "@PYTHON@";
