@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from lichhook import archive
+from lichhook.install.copies.target import launcher
 from testkit.archive import absolute, hook_line, hook_options, installed_copy, installed_hooks, same_copy
 from testkit.constants import ROOT
 from testkit.environment import lich_env, shadowing_project
@@ -330,7 +331,8 @@ def test_the_previous_release_registrations_are_updated_in_place(run, home, pyz,
     for path, old in texts.items():
         new = path.read_text(encoding="utf-8")
         if path.suffix == ".js":
-            assert 'const FLAGS = ["-I", "-S"];' in new and json.dumps(hooks) in new and "const EVENTS = {" in new
+            flags = json.dumps(["-I", "-S", "-c", launcher()])  # the options every hook registration has
+            assert f"const FLAGS = {flags};" in new and json.dumps(hooks) in new and "const EVENTS = {" in new
             continue
         # Each of lichhook's words is brought up to date where it stands; the user's stay.
         # Hooks run the hooks archive, the MCP servers the complete one.
